@@ -1,0 +1,67 @@
+// NDArray: an owning, dense, row-major host buffer of one dtype.
+//
+// Used for kernel inputs and outputs, reference results, weights and the
+// graph executor. float16 / bfloat16 elements are stored as their 16-bit
+// patterns; bool as one byte.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "te/dtype.h"
+#include "te/tensor.h"
+
+namespace tetune {
+
+class NDArray {
+ public:
+  NDArray() = default;
+  /** Zero-filled array. Raises ShapeError for a negative dimension. */
+  NDArray(const Shape &shape, DType dtype);
+
+  const Shape &shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t size() const { return size_; }
+  int64_t nbytes() const { return size_ * dtype_.bytes(); }
+  void *raw() { return storage_.data(); }
+  const void *raw() const { return storage_.data(); }
+  template <typename T> T *data() { return reinterpret_cast<T *>(storage_.data()); }
+  template <typename T> const T *data() const { return reinterpret_cast<const T *>(storage_.data()); }
+
+  /** Element i (flat, row-major) converted to double, for any dtype. */
+  double get(int64_t i) const;
+  /** Stores v into element i, converted (rounded / saturated per C rules) to the dtype. */
+  void set(int64_t i, double v);
+
+  /** Uniform random values in [lo, hi) from a fixed seed (integers: rounded down). */
+  static NDArray random(const Shape &shape, DType dtype, uint64_t seed, double lo = -1.0, double hi = 1.0);
+  /** Same data, new shape with equal element count; raises ShapeError otherwise. */
+  NDArray reshaped(const Shape &shape) const;
+
+ private:
+  Shape shape_;
+  DType dtype_ = float32();
+  int64_t size_ = 0;
+  std::vector<uint64_t> storage_;  // 8-byte aligned
+};
+
+/** Max |a-b| over all elements; raises ShapeError if shapes differ. */
+double max_abs_diff(const NDArray &a, const NDArray &b);
+
+/**
+ * True when every element satisfies |a-b| <= atol + rtol*|b| (NaNs equal
+ * only to NaN). `where` receives the first failing index and values.
+ */
+bool all_close(const NDArray &a, const NDArray &b, double rtol, double atol, std::string *where = nullptr);
+
+/** Tolerances (rtol, atol) per dtype used by the tests: float32 1e-4/1e-5, float16 1e-2/1e-3, bfloat16 2e-2/1e-2, integers exact. */
+std::pair<double, double> default_tolerance(DType t);
+
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+float bfloat_to_float(uint16_t b);
+uint16_t float_to_bfloat(float f);
+
+}  // namespace tetune
