@@ -1,0 +1,341 @@
+// bazel run //bench:kernels [-- options]
+//
+// Runs every (bench, impl, threads) combination in its own child process (a
+// re-exec of this binary with --child), so that the thread pools of oneDNN
+// (OpenMP), OpenBLAS (pthreads) and Halide's JIT runtime never meet, and so
+// that each library sees its thread count in the environment before it starts
+// (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, HL_NUM_THREADS). The children print
+// "@@RESULT {json}" lines; the parent prints the table and appends the JSON
+// lines to bench/results/kernels.jsonl.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/harness.h"
+
+namespace tb = tetune::bench;
+
+namespace {
+
+const char *kUsage = R"(usage: kernels [options]
+  --only A,B       benches whose name contains A or B (gemm1024, gemm2048, conv3x3_c64_56; "gemm", "conv")
+  --impl A,B       impls whose name contains A or B (onednn, openblas, halide-adams2019, halide-mullapudi2016, tetune-*)
+  --threads 1,2    thread counts (default 1,2)
+  --out PATH       JSONL file to append to (default $BUILD_WORKSPACE_DIRECTORY/bench/results/kernels.jsonl)
+  --no-jsonl       do not write JSON lines
+  --inprocess      run everything in this process (debugging; Halide thread counts then unreliable)
+  --child-timeout S  kill a child after S seconds (default 300)
+  --list           list benches and impls and exit
+)";
+
+struct Options {
+  std::vector<std::string> only, impls;
+  std::vector<int> threads{1, 2};
+  std::string out;
+  bool no_jsonl = false, inprocess = false, child = false, list = false;
+  int child_timeout = 300;
+  std::string ref_dir;
+  // --child mode: exact names.
+  std::string child_bench, child_impl;
+};
+
+std::vector<std::string> split(const std::string &s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) v.push_back(item);
+  }
+  return v;
+}
+
+bool matches(const std::string &name, const std::vector<std::string> &filters) {
+  if (filters.empty()) return true;
+  for (const auto &f : filters) {
+    if (name.find(f) != std::string::npos) return true;
+  }
+  return false;
+}
+
+Options parse(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw tetune::AttributeError("kernels: option " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--only") o.only = split(next());
+    else if (a == "--impl") o.impls = split(next());
+    else if (a == "--threads") {
+      o.threads.clear();
+      for (const auto &t : split(next())) o.threads.push_back(std::stoi(t));
+    } else if (a == "--out") o.out = next();
+    else if (a == "--no-jsonl") o.no_jsonl = true;
+    else if (a == "--inprocess") o.inprocess = true;
+    else if (a == "--child-timeout") o.child_timeout = std::stoi(next());
+    else if (a == "--list") o.list = true;
+    else if (a == "--child") o.child = true;
+    else if (a == "--child-bench") o.child_bench = next();
+    else if (a == "--child-impl") o.child_impl = next();
+    else if (a == "--ref-dir") o.ref_dir = next();
+    else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else {
+      throw tetune::AttributeError("kernels: unknown option '" + a + "'\n" + kUsage);
+    }
+  }
+  return o;
+}
+
+void set_thread_env(int threads) {
+  const std::string t = std::to_string(threads);
+  for (const char *v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "HL_NUM_THREADS", "MKL_NUM_THREADS"}) {
+    ::setenv(v, t.c_str(), 1);
+  }
+}
+
+// Runs one impl on one spec in this process. Returns false if Unsupported.
+bool run_one(const tb::ImplEntry &impl, const tb::BenchSpec &spec, int threads,
+             tb::BenchResult *out) {
+  try {
+    *out = impl.fn(spec, threads);
+    out->bench = spec.name;
+    out->impl = impl.name;
+    out->threads = threads;
+    return true;
+  } catch (const tb::Unsupported &) {
+    return false;
+  } catch (const std::exception &e) {
+    out->bench = spec.name;
+    out->impl = impl.name;
+    out->threads = threads;
+    out->error = std::string("exception: ") + e.what();
+    return true;
+  }
+}
+
+std::string now_id() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::localtime(&t));
+  return buf;
+}
+
+// Spawns `self --child ...`; returns its results (possibly an error row).
+std::vector<tb::BenchResult> run_child(const Options &o, const std::string &bench,
+                                       const std::string &impl, int threads, bool *skipped) {
+  *skipped = false;
+  std::vector<std::string> args = {"/proc/self/exe", "--child", "--child-bench", bench,
+                                   "--child-impl", impl, "--threads", std::to_string(threads)};
+  if (!o.ref_dir.empty()) {
+    args.push_back("--ref-dir");
+    args.push_back(o.ref_dir);
+  }
+  int fds[2];
+  if (::pipe(fds) != 0) throw tetune::Error("kernels: pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw tetune::Error("kernels: fork() failed");
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    set_thread_env(threads);
+    ::alarm(static_cast<unsigned>(o.child_timeout));  // SIGALRM ends a hung child.
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    std::perror("execv");
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+
+  std::vector<tb::BenchResult> results;
+  std::istringstream lines(text);
+  std::string line;
+  bool saw_skip = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("@@RESULT ", 0) == 0) {
+      try {
+        results.push_back(tb::from_json(line.substr(9)));
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+      }
+    } else if (line.rfind("@@SKIP", 0) == 0) {
+      saw_skip = true;
+    } else {
+      std::fprintf(stderr, "  [child] %s\n", line.c_str());
+    }
+  }
+  if (results.empty()) {
+    if (saw_skip && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      *skipped = true;
+      return results;
+    }
+    tb::BenchResult r;
+    r.bench = bench;
+    r.impl = impl;
+    r.threads = threads;
+    std::ostringstream os;
+    if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      os << "child killed by signal " << sig << " (" << strsignal(sig) << ")";
+      if (sig == SIGALRM) os << ": over --child-timeout " << o.child_timeout << " s";
+    } else {
+      os << "child exited with status " << WEXITSTATUS(status) << " and no result";
+    }
+    r.error = os.str();
+    results.push_back(r);
+  }
+  return results;
+}
+
+int child_main(const Options &o) {
+  if (o.threads.size() != 1) throw tetune::AttributeError("kernels --child: one --threads value");
+  const int threads = o.threads[0];
+  set_thread_env(threads);
+  for (const auto &spec : tb::all_specs()) {
+    if (spec.name != o.child_bench) continue;
+    for (const auto &impl : tb::registered_impls()) {
+      if (impl.name != o.child_impl) continue;
+      tb::BenchResult r;
+      if (run_one(impl, spec, threads, &r)) {
+        std::printf("@@RESULT %s\n", tb::to_json(r).c_str());
+      } else {
+        std::printf("@@SKIP\n");
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+std::string default_out() {
+  const char *ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  std::string root = ws && *ws ? ws : ".";
+  return root + "/bench/results/kernels.jsonl";
+}
+
+int parent_main(Options o) {
+  std::vector<tb::BenchSpec> specs;
+  for (const auto &s : tb::all_specs()) {
+    if (matches(s.name, o.only)) specs.push_back(s);
+  }
+  std::vector<tb::ImplEntry> impls;
+  for (const auto &e : tb::registered_impls()) {
+    if (matches(e.name, o.impls)) impls.push_back(e);
+  }
+  if (o.list) {
+    std::printf("benches:\n");
+    for (const auto &s : tb::all_specs())
+      std::printf("  %-16s %s  (%.3g GFLOP)\n", s.name.c_str(), s.shape_string().c_str(),
+                  s.flops() / 1e9);
+    std::printf("impls:\n");
+    for (const auto &e : tb::registered_impls()) std::printf("  %s\n", e.name.c_str());
+    return 0;
+  }
+  if (specs.empty() || impls.empty()) {
+    std::fprintf(stderr, "kernels: the filters select no bench or no impl (try --list)\n");
+    return 2;
+  }
+
+  // Per-run reference cache shared by the children (removed at the end).
+  char tmpl[] = "/tmp/tetune_bench_ref_XXXXXX";
+  const char *dir = ::mkdtemp(tmpl);
+  if (dir) {
+    o.ref_dir = dir;
+    tb::set_reference_cache_dir(dir);
+  }
+
+  const std::string run_id = now_id();
+  std::vector<tb::BenchResult> all;
+  const auto t_start = std::chrono::steady_clock::now();
+  const size_t total = specs.size() * impls.size() * o.threads.size();
+  size_t idx = 0;
+  for (const auto &spec : specs) {
+    for (const auto &impl : impls) {
+      for (int threads : o.threads) {
+        ++idx;
+        std::fprintf(stderr, "[%zu/%zu] %s %s threads=%d ...\n", idx, total, spec.name.c_str(),
+                     impl.name.c_str(), threads);
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<tb::BenchResult> got;
+        bool skipped = false;
+        if (o.inprocess) {
+          set_thread_env(threads);
+          tb::BenchResult r;
+          if (run_one(impl, spec, threads, &r)) got.push_back(r);
+          else skipped = true;
+        } else {
+          got = run_child(o, spec.name, impl.name, threads, &skipped);
+        }
+        const double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const auto &r : got) {
+          if (r.ok()) {
+            std::fprintf(stderr, "    %.3f ms  %.1f GFLOP/s  err %.2e  (%.1f s)\n", r.median_ms,
+                         r.gflops, r.max_abs_err, secs);
+          } else {
+            std::fprintf(stderr, "    ERROR %s  (%.1f s)\n", r.error.c_str(), secs);
+          }
+          all.push_back(r);
+        }
+        if (skipped) std::fprintf(stderr, "    (not implemented for this bench)\n");
+      }
+    }
+  }
+  if (dir) {
+    for (const auto &s : specs) ::unlink((std::string(dir) + "/" + s.name + ".ref").c_str());
+    ::rmdir(dir);
+  }
+
+  std::printf("\n");
+  tb::print_table(all);
+  const double total_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  std::printf("total wall time %.1f s\n", total_s);
+  if (!o.no_jsonl) {
+    const std::string path = o.out.empty() ? default_out() : o.out;
+    tb::append_jsonl(path, all, run_id);
+    std::printf("appended %zu JSON lines (run \"%s\") to %s\n", all.size(), run_id.c_str(),
+                path.c_str());
+  }
+  bool any_error = false;
+  for (const auto &r : all) any_error |= !r.ok();
+  return any_error ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Options o = parse(argc, argv);
+    if (!o.ref_dir.empty()) tb::set_reference_cache_dir(o.ref_dir);
+    return o.child ? child_main(o) : parent_main(o);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "kernels: %s\n", e.what());
+    return 2;
+  }
+}
