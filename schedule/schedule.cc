@@ -1,0 +1,398 @@
+#include "schedule/schedule.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+#include "te/errors.h"
+
+namespace tetune {
+
+const char *to_string(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Auto: return "auto";
+    case TailStrategy::GuardWithIf: return "guard_with_if";
+    case TailStrategy::ShiftInwards: return "shift_inwards";
+    case TailStrategy::RoundUp: return "round_up";
+  }
+  return "auto";
+}
+
+TailStrategy parse_tail_strategy(const std::string &s) {
+  for (auto t : {TailStrategy::Auto, TailStrategy::GuardWithIf, TailStrategy::ShiftInwards, TailStrategy::RoundUp})
+    if (s == to_string(t)) return t;
+  throw ParseError("unknown tail strategy '" + s + "'");
+}
+
+std::string Step::str() const {
+  std::ostringstream os;
+  os << kind << "(" << stage;
+  for (const auto &a : axes) os << ", " << a;
+  for (auto i : ints) os << ", " << i;
+  if (!target.empty()) os << ", " << target;
+  os << ")";
+  return os.str();
+}
+
+int StageInfo::leaf_index(const std::string &axis) const {
+  for (size_t i = 0; i < leaves.size(); i++)
+    if (leaves[i].name == axis) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+[[noreturn]] void fail(const Step &s, const std::string &why) {
+  throw ScheduleError("illegal schedule step " + s.str() + ": " + why);
+}
+
+// Fills the root loops of a stage: spatial axes then reduce axes.
+void init_loops(StageInfo &st, const std::vector<std::string> &spatial, const Shape &shape,
+                const std::vector<IterVar> &reduce) {
+  st.spatial_axes = spatial;
+  st.shape = shape;
+  st.reduce_axes = reduce;
+  st.leaves.clear();
+  st.relations.clear();
+  st.all_axes.clear();
+  for (size_t i = 0; i < spatial.size(); i++) {
+    st.leaves.push_back(LeafAxis{spatial[i], shape[i], false, ""});
+    st.all_axes.insert(spatial[i]);
+  }
+  for (const auto &r : reduce) {
+    st.leaves.push_back(LeafAxis{r.var.name(), r.extent, true, ""});
+    st.all_axes.insert(r.var.name());
+  }
+}
+}  // namespace
+
+Schedule::Schedule(const std::vector<Tensor> &outputs) : outputs_(outputs) {
+  if (outputs.empty()) throw Error("Schedule needs at least one output tensor");
+  for (const auto &o : outputs)
+    if (!o.defined() || o.is_placeholder()) throw Error("Schedule output '" + (o.defined() ? o.name() : "?") + "' is not a compute");
+  inputs_ = collect_placeholders(outputs);
+  std::map<const TensorNode *, std::string> names;
+  std::set<std::string> used;
+  auto unique = [&](const std::string &base) {
+    std::string n = base;
+    for (int k = 1; used.count(n); k++) n = base + "_" + std::to_string(k);
+    used.insert(n);
+    return n;
+  };
+  for (const auto &t : post_order(outputs)) names[t.node().get()] = unique(t.name());
+  for (const auto &t : post_order(outputs)) {
+    if (t.is_placeholder()) continue;
+    StageInfo st;
+    st.kind = StageInfo::Compute;
+    st.name = names[t.node().get()];
+    st.tensor = t;
+    for (const auto &o : outputs) st.is_output |= o.same_as(t);
+    std::vector<std::string> spatial;
+    std::set<std::string> axis_names;
+    for (const auto &a : t->axes) spatial.push_back(a.var.name());
+    std::vector<IterVar> reduce;
+    if (t->body->kind == ExprKind::Reduce) reduce = t->body->reduce_axes;
+    for (const auto &n : spatial) axis_names.insert(n);
+    for (const auto &r : reduce) axis_names.insert(r.var.name());
+    if (axis_names.size() != spatial.size() + reduce.size())
+      throw ScheduleError("stage '" + st.name + "' has two axes with the same name; give compute() distinct axis names");
+    init_loops(st, spatial, t.shape(), reduce);
+    for (const auto &in : t.inputs()) st.reads.push_back(names[in.node().get()]);
+    stages_.push_back(st);
+  }
+}
+
+const StageInfo &Schedule::stage(const std::string &name) const {
+  for (const auto &s : stages_)
+    if (s.name == name) return s;
+  throw ScheduleError("no stage named '" + name + "'");
+}
+
+bool Schedule::has_stage(const std::string &name) const {
+  for (const auto &s : stages_)
+    if (s.name == name) return true;
+  return false;
+}
+
+std::string Schedule::stage_of(const Tensor &t) const {
+  for (const auto &s : stages_)
+    if (s.kind == StageInfo::Compute && s.tensor.same_as(t) && s.name.find(".local") == std::string::npos) return s.name;
+  for (const auto &s : stages_)
+    if (s.tensor.same_as(t)) return s.name;
+  throw ScheduleError("tensor '" + t.name() + "' has no stage in this schedule");
+}
+
+StageInfo &Schedule::mutable_stage(const std::string &name, const Step &step) {
+  for (auto &s : stages_)
+    if (s.name == name) return s;
+  fail(step, "no stage named '" + name + "'");
+}
+
+void Schedule::apply(const Step &step) {
+  const std::string &k = step.kind;
+  if (k == "split") apply_split(step);
+  else if (k == "fuse") apply_fuse(step);
+  else if (k == "reorder") apply_reorder(step);
+  else if (k == "vectorize" || k == "unroll" || k == "parallel" || k == "bind") apply_annotation(step);
+  else if (k == "compute_at") apply_compute_at(step);
+  else if (k == "compute_inline") apply_compute_inline(step);
+  else if (k == "compute_root") {
+    StageInfo &st = mutable_stage(step.stage, step);
+    if (st.is_output) fail(step, "stage '" + st.name + "' is an output and is always computed at root");
+    st.attach = Attach{};
+  } else if (k == "cache_read") apply_cache_read(step);
+  else if (k == "cache_write") apply_cache_write(step);
+  else fail(step, "unknown step kind '" + k + "'");
+  trace_.push_back(step);
+}
+
+// ---- split / fuse / reorder ------------------------------------------------
+
+void Schedule::apply_split(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (s.axes.size() != 1 || s.ints.size() != 2) fail(s, "split takes one axis and {factor, nparts}");
+  const std::string &axis = s.axes[0];
+  int idx = st.leaf_index(axis);
+  if (idx < 0) {
+    if (st.all_axes.count(axis)) fail(s, "axis '" + axis + "' of stage '" + st.name + "' was already split or fused");
+    fail(s, "stage '" + st.name + "' has no axis '" + axis + "'");
+  }
+  int64_t f = s.ints[0];
+  if (f <= 0) fail(s, "split factor of axis '" + axis + "' must be positive, got " + std::to_string(f));
+  TailStrategy tail = s.target.empty() ? TailStrategy::Auto : parse_tail_strategy(s.target);
+  LeafAxis old = st.leaves[idx];
+  if (!old.annotation.empty()) fail(s, "axis '" + axis + "' is already annotated " + old.annotation);
+  std::string outer = axis + "_o", inner = axis + "_i";
+  if (st.all_axes.count(outer) || st.all_axes.count(inner)) fail(s, "axis names '" + outer + "'/'" + inner + "' are taken");
+  bool nparts = s.ints[1] != 0;
+  int64_t inner_extent = nparts ? (old.extent + f - 1) / f : f;
+  int64_t outer_extent = nparts ? f : (old.extent + f - 1) / f;
+  if (inner_extent > old.extent) inner_extent = old.extent, outer_extent = 1;
+  st.leaves[idx] = LeafAxis{outer, outer_extent, old.is_reduce, ""};
+  st.leaves.insert(st.leaves.begin() + idx + 1, LeafAxis{inner, inner_extent, old.is_reduce, ""});
+  st.relations.push_back(Relation{Relation::Split, axis, outer, inner, f, nparts, tail});
+  st.all_axes.insert(outer);
+  st.all_axes.insert(inner);
+}
+
+void Schedule::apply_fuse(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (s.axes.size() != 2) fail(s, "fuse takes two axes");
+  int a = st.leaf_index(s.axes[0]), b = st.leaf_index(s.axes[1]);
+  if (a < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[0] + "'");
+  if (b < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[1] + "'");
+  if (b != a + 1) fail(s, "axis '" + s.axes[0] + "' must immediately enclose '" + s.axes[1] + "' to fuse them");
+  if (st.leaves[a].is_reduce != st.leaves[b].is_reduce) fail(s, "cannot fuse a reduce axis with a spatial axis");
+  if (!st.leaves[a].annotation.empty() || !st.leaves[b].annotation.empty()) fail(s, "cannot fuse annotated axes");
+  std::string fused = s.axes[0] + "_" + s.axes[1] + "_f";
+  if (st.all_axes.count(fused)) fail(s, "axis name '" + fused + "' is taken");
+  LeafAxis f{fused, st.leaves[a].extent * st.leaves[b].extent, st.leaves[a].is_reduce, ""};
+  st.leaves.erase(st.leaves.begin() + b);
+  st.leaves[a] = f;
+  st.relations.push_back(Relation{Relation::Fuse, fused, s.axes[0], s.axes[1], 0, false, TailStrategy::Auto});
+  st.all_axes.insert(fused);
+}
+
+void Schedule::apply_reorder(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  std::vector<int> pos;
+  std::set<std::string> seen;
+  for (const auto &a : s.axes) {
+    int i = st.leaf_index(a);
+    if (i < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + a + "'");
+    if (!seen.insert(a).second) fail(s, "axis '" + a + "' is listed twice");
+    pos.push_back(i);
+  }
+  std::vector<int> sorted = pos;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<LeafAxis> old = st.leaves;
+  for (size_t k = 0; k < pos.size(); k++) st.leaves[sorted[k]] = old[pos[k]];
+}
+
+void Schedule::apply_annotation(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (s.axes.size() != 1) fail(s, s.kind + " takes one axis");
+  int i = st.leaf_index(s.axes[0]);
+  if (i < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[0] + "'");
+  LeafAxis &ax = st.leaves[i];
+  if (!ax.annotation.empty()) fail(s, "axis '" + ax.name + "' is already annotated " + ax.annotation);
+  std::string ann = s.kind;
+  if (s.kind == "bind") {
+    static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
+                                               "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    if (!tags.count(s.target)) fail(s, "unknown GPU index '" + s.target + "'");
+    for (const auto &l : st.leaves)
+      if (l.annotation == s.target) fail(s, s.target + " is already bound to axis '" + l.name + "'");
+    ann = s.target;
+  }
+  if (ax.is_reduce && (s.kind == "vectorize" || s.kind == "parallel" || s.kind == "bind"))
+    fail(s, "reduce axis '" + ax.name + "' cannot be " + (s.kind == "bind" ? "bound" : s.kind + "d") +
+                " (it would race on the accumulator; use rfactor)");
+  if (s.kind == "vectorize" && ax.extent > 64) fail(s, "vector width " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
+  if (s.kind == "unroll" && ax.extent > 64) fail(s, "unroll extent " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
+  ax.annotation = ann;
+}
+
+// ---- compute location --------------------------------------------------------
+
+bool Schedule::consumes(const std::string &consumer, const std::string &producer) const {
+  // Direct reads, or reads through stages that are inlined.
+  std::vector<std::string> todo = {consumer};
+  std::set<std::string> seen;
+  while (!todo.empty()) {
+    std::string c = todo.back();
+    todo.pop_back();
+    if (!seen.insert(c).second || !has_stage(c)) continue;
+    for (const auto &r : stage(c).reads) {
+      if (r == producer) return true;
+      if (has_stage(r) && stage(r).attach.kind == Attach::Inline) todo.push_back(r);
+    }
+  }
+  return false;
+}
+
+void Schedule::apply_compute_at(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (s.axes.size() != 1) fail(s, "compute_at takes one axis of the target stage");
+  if (st.is_output) fail(s, "stage '" + st.name + "' is an output and is computed at root");
+  if (!has_stage(s.target)) fail(s, "no target stage named '" + s.target + "'");
+  const StageInfo &tg = stage(s.target);
+  if (tg.attach.kind == Attach::Inline) fail(s, "target stage '" + tg.name + "' is inlined");
+  if (!consumes(tg.name, st.name)) fail(s, "stage '" + tg.name + "' does not consume '" + st.name + "'");
+  if (tg.leaf_index(s.axes[0]) < 0) fail(s, "target stage '" + tg.name + "' has no leaf axis '" + s.axes[0] + "'");
+  // No cycle: the target must not itself be computed inside this stage.
+  for (std::string cur = tg.name; has_stage(cur) && stage(cur).attach.kind == Attach::At; cur = stage(cur).attach.stage)
+    if (stage(cur).attach.stage == st.name) fail(s, "target stage '" + tg.name + "' is computed inside '" + st.name + "'");
+  st.attach = Attach{Attach::At, s.target, s.axes[0]};
+}
+
+void Schedule::apply_compute_inline(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (st.is_output) fail(s, "stage '" + st.name + "' is an output and cannot be inlined");
+  if (st.kind == StageInfo::Compute && st.is_reduction()) fail(s, "stage '" + st.name + "' is a reduction and cannot be inlined");
+  for (const auto &o : stages_)
+    if (o.attach.kind == Attach::At && o.attach.stage == st.name)
+      fail(s, "stage '" + o.name + "' is computed at '" + st.name + "'; move it first");
+  st.attach = Attach{Attach::Inline, "", ""};
+}
+
+// ---- caches ------------------------------------------------------------------
+
+void Schedule::apply_cache_read(const Step &s) {
+  const std::string &tensor = s.stage;
+  bool is_input = false;
+  Shape shape;
+  std::vector<std::string> names;
+  for (const auto &in : inputs_)
+    if (in.name() == tensor) {
+      is_input = true;
+      shape = in.shape();
+      for (size_t i = 0; i < shape.size(); i++) names.push_back("ax" + std::to_string(i));
+    }
+  if (!is_input) {
+    if (!has_stage(tensor)) fail(s, "no tensor or stage named '" + tensor + "'");
+    shape = stage(tensor).shape;
+    names = stage(tensor).spatial_axes;
+  }
+  if (s.axes.empty()) fail(s, "cache_read needs at least one reader stage");
+  std::string name = tensor + ".cache";
+  for (int k = 1; has_stage(name); k++) name = tensor + ".cache" + std::to_string(k);
+  for (const auto &r : s.axes) {
+    if (!has_stage(r)) fail(s, "no reader stage named '" + r + "'");
+    const auto &reads = stage(r).reads;
+    if (std::find(reads.begin(), reads.end(), tensor) == reads.end()) fail(s, "stage '" + r + "' does not read '" + tensor + "'");
+  }
+  StageInfo c;
+  c.kind = StageInfo::Copy;
+  c.name = name;
+  c.source = tensor;
+  c.reads = {tensor};
+  init_loops(c, names, shape, {});
+  for (const auto &r : s.axes) {
+    StageInfo &rs = mutable_stage(r, s);
+    std::replace(rs.reads.begin(), rs.reads.end(), tensor, name);
+    rs.redirects[tensor] = name;
+  }
+  // Place the cache stage right after its source so stages stay in producer order.
+  size_t pos = 0;
+  if (!is_input)
+    for (size_t i = 0; i < stages_.size(); i++)
+      if (stages_[i].name == tensor) pos = i + 1;
+  stages_.insert(stages_.begin() + pos, c);
+}
+
+void Schedule::apply_cache_write(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
+  if (!st.relations.empty()) fail(s, "cache_write must come before splits/fuses of stage '" + st.name + "'");
+  std::string name = st.name + ".local";
+  if (has_stage(name)) fail(s, "stage '" + name + "' already exists");
+  StageInfo local = st;
+  local.name = name;
+  local.is_output = false;
+  local.attach = Attach{};
+  local.leaves.clear();
+  init_loops(local, st.spatial_axes, st.shape, st.reduce_axes);
+  StageInfo copy = st;
+  copy.kind = StageInfo::Copy;
+  copy.source = name;
+  copy.reads = {name};
+  copy.redirects.clear();
+  init_loops(copy, st.spatial_axes, st.shape, {});
+  size_t pos = 0;
+  for (size_t i = 0; i < stages_.size(); i++)
+    if (stages_[i].name == st.name) pos = i;
+  stages_[pos] = copy;
+  stages_.insert(stages_.begin() + pos, local);
+}
+
+// ---- public wrappers -----------------------------------------------------------
+
+std::pair<std::string, std::string> Schedule::split(const std::string &stage, const std::string &axis, int64_t factor,
+                                                    TailStrategy tail) {
+  apply(Step{"split", stage, {axis}, {factor, 0}, tail == TailStrategy::Auto ? "" : to_string(tail)});
+  return {axis + "_o", axis + "_i"};
+}
+
+std::pair<std::string, std::string> Schedule::split_nparts(const std::string &stage, const std::string &axis,
+                                                           int64_t nparts, TailStrategy tail) {
+  apply(Step{"split", stage, {axis}, {nparts, 1}, tail == TailStrategy::Auto ? "" : to_string(tail)});
+  return {axis + "_o", axis + "_i"};
+}
+
+std::vector<std::string> Schedule::tile(const std::string &stage, const std::string &x, const std::string &y,
+                                        int64_t fx, int64_t fy, TailStrategy tail) {
+  auto [xo, xi] = split(stage, x, fx, tail);
+  auto [yo, yi] = split(stage, y, fy, tail);
+  reorder(stage, {xo, yo, xi, yi});
+  return {xo, yo, xi, yi};
+}
+
+std::string Schedule::fuse(const std::string &stage, const std::string &outer, const std::string &inner) {
+  apply(Step{"fuse", stage, {outer, inner}, {}, ""});
+  return outer + "_" + inner + "_f";
+}
+
+void Schedule::reorder(const std::string &stage, const std::vector<std::string> &order) {
+  apply(Step{"reorder", stage, order, {}, ""});
+}
+void Schedule::vectorize(const std::string &stage, const std::string &axis) { apply(Step{"vectorize", stage, {axis}, {}, ""}); }
+void Schedule::unroll(const std::string &stage, const std::string &axis) { apply(Step{"unroll", stage, {axis}, {}, ""}); }
+void Schedule::parallel(const std::string &stage, const std::string &axis) { apply(Step{"parallel", stage, {axis}, {}, ""}); }
+void Schedule::compute_at(const std::string &stage, const std::string &target, const std::string &axis) {
+  apply(Step{"compute_at", stage, {axis}, {}, target});
+}
+void Schedule::compute_inline(const std::string &stage) { apply(Step{"compute_inline", stage, {}, {}, ""}); }
+void Schedule::compute_root(const std::string &stage) { apply(Step{"compute_root", stage, {}, {}, ""}); }
+std::string Schedule::cache_read(const std::string &tensor, const std::vector<std::string> &readers) {
+  apply(Step{"cache_read", tensor, readers, {}, ""});
+  return stage(readers.front()).redirects.at(tensor);
+}
+std::string Schedule::cache_write(const std::string &stage) {
+  apply(Step{"cache_write", stage, {}, {}, ""});
+  return stage + ".local";
+}
+void Schedule::bind(const std::string &stage, const std::string &axis, const std::string &tag) {
+  apply(Step{"bind", stage, {axis}, {}, tag});
+}
+
+}  // namespace tetune

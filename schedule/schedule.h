@@ -1,0 +1,158 @@
+// Schedules: how a compute DAG is computed, kept apart from what it computes.
+//
+// A Schedule starts from the output tensors with one stage per compute tensor
+// (in producer-before-consumer order), each computed at root with the loop
+// order of its axes (spatial axes outermost first, then reduce axes). Every
+// primitive appends one Step to the trace and updates the stage state; a
+// trace replays onto a freshly built compute to an identical schedule
+// (see trace.h). Illegal steps raise ScheduleError naming the step, the stage
+// and the axis, and leave the schedule unchanged.
+//
+// Axis names: a split of "i" gives "i_o" (outer) and "i_i" (inner); a fuse of
+// "a" and "b" gives "a_b_f". Stage names are the tensor names (made unique
+// with a suffix when two tensors share a name).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "te/tensor.h"
+
+namespace tetune {
+
+/** What a split does when the factor does not divide the extent (Halide's TailStrategy). */
+enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
+const char *to_string(TailStrategy t);
+TailStrategy parse_tail_strategy(const std::string &s);
+
+/** One schedule primitive as recorded in the trace. */
+struct Step {
+  std::string kind;   // split, fuse, reorder, vectorize, unroll, parallel, compute_at, compute_inline,
+                      // compute_root, cache_read, cache_write, rfactor, bind
+  std::string stage;  // stage the step applies to (for cache_read: the tensor read)
+  std::vector<std::string> axes;  // axis arguments (cache_read: reader stages)
+  std::vector<int64_t> ints;      // split: {factor, is_nparts}
+  std::string target;             // compute_at: target stage; bind: thread tag; split: tail strategy
+  bool operator==(const Step &o) const {
+    return kind == o.kind && stage == o.stage && axes == o.axes && ints == o.ints && target == o.target;
+  }
+  /** "split(C, i, factor=32)" for messages. */
+  std::string str() const;
+};
+
+/** A loop of a stage as it stands: a leaf axis of the split/fuse tree. */
+struct LeafAxis {
+  std::string name;
+  int64_t extent = 0;
+  bool is_reduce = false;
+  std::string annotation;  // "", "vectorize", "unroll", "parallel", or a GPU tag such as "blockIdx.x"
+};
+
+/** Where a stage is computed. */
+struct Attach {
+  enum Kind { Root, Inline, At } kind = Root;
+  std::string stage;  // At: the consumer stage
+  std::string axis;   // At: the loop of that stage
+};
+
+/** A split of `parent` into `outer`/`inner`, or a fuse of `outer`/`inner` into `parent`. */
+struct Relation {
+  enum Kind { Split, Fuse } kind;
+  std::string parent, outer, inner;
+  int64_t factor = 0;  // split: inner extent, or number of outer parts when nparts
+  bool nparts = false;
+  TailStrategy tail = TailStrategy::Auto;
+};
+
+struct StageInfo {
+  enum Kind { Compute, Copy } kind = Compute;
+  std::string name;
+  Tensor tensor;        // Compute: the tensor whose body this stage evaluates; Copy: the tensor it stands for
+  std::string source;   // Copy: stage or placeholder name whose values it copies
+  bool is_output = false;
+  Shape shape;
+  std::vector<std::string> spatial_axes;  // root spatial axes, outermost first
+  std::vector<IterVar> reduce_axes;       // root reduce axes (Compute of a reduction)
+  std::vector<LeafAxis> leaves;           // current loops, outermost first
+  std::vector<Relation> relations;        // in the order applied
+  std::set<std::string> all_axes;         // every axis name ever defined on this stage
+  Attach attach;
+  std::vector<std::string> reads;               // stages / placeholders read
+  std::map<std::string, std::string> redirects; // tensor name -> cache stage that replaces it for this stage
+
+  bool is_reduction() const { return !reduce_axes.empty(); }
+  /** Index of a leaf axis, or -1. */
+  int leaf_index(const std::string &axis) const;
+};
+
+class Schedule {
+ public:
+  /** Raises Error when outputs is empty or holds a placeholder. */
+  explicit Schedule(const std::vector<Tensor> &outputs);
+
+  const std::vector<Tensor> &outputs() const { return outputs_; }
+  /** Placeholders the DAG reads, in first-reached order (the kernel's inputs). */
+  const std::vector<Tensor> &inputs() const { return inputs_; }
+  const std::vector<StageInfo> &stages() const { return stages_; }
+  /** Raises ScheduleError when no stage has this name. */
+  const StageInfo &stage(const std::string &name) const;
+  bool has_stage(const std::string &name) const;
+  /** Stage name of a tensor of the DAG. */
+  std::string stage_of(const Tensor &t) const;
+  const std::vector<Step> &trace() const { return trace_; }
+
+  // ---- primitives ---------------------------------------------------------
+  /** Splits a leaf axis by an inner factor (> 0). Returns {outer, inner}. */
+  std::pair<std::string, std::string> split(const std::string &stage, const std::string &axis, int64_t factor,
+                                            TailStrategy tail = TailStrategy::Auto);
+  /** Splits a leaf axis into nparts outer iterations. Returns {outer, inner}. */
+  std::pair<std::string, std::string> split_nparts(const std::string &stage, const std::string &axis, int64_t nparts,
+                                                   TailStrategy tail = TailStrategy::Auto);
+  /** Splits x and y and orders them xo, yo, xi, yi. Returns those four names. */
+  std::vector<std::string> tile(const std::string &stage, const std::string &x, const std::string &y, int64_t fx,
+                                int64_t fy, TailStrategy tail = TailStrategy::Auto);
+  /** Fuses two adjacent leaf axes (outer immediately enclosing inner). Returns the fused axis. */
+  std::string fuse(const std::string &stage, const std::string &outer, const std::string &inner);
+  /** Permutes the listed leaf axes among the positions they occupy (outermost first). */
+  void reorder(const std::string &stage, const std::vector<std::string> &order);
+  void vectorize(const std::string &stage, const std::string &axis);
+  void unroll(const std::string &stage, const std::string &axis);
+  void parallel(const std::string &stage, const std::string &axis);
+  /** Computes stage inside loop `axis` of target, which must consume it (directly or through inlined stages). */
+  void compute_at(const std::string &stage, const std::string &target, const std::string &axis);
+  /** Inlines a non-reduction, non-output stage into its consumers. */
+  void compute_inline(const std::string &stage);
+  void compute_root(const std::string &stage);
+  /** A stage copying `tensor` that `readers` read instead. Returns its name ("T.cache"). */
+  std::string cache_read(const std::string &tensor, const std::vector<std::string> &readers);
+  /** Moves the computation of a stage into a new stage "S.local"; S becomes a copy of it. Must precede other steps on S. */
+  std::string cache_write(const std::string &stage);
+  /** Binds a leaf axis to a GPU index: blockIdx.{x,y,z} or threadIdx.{x,y,z}. */
+  void bind(const std::string &stage, const std::string &axis, const std::string &tag);
+
+  /** Validates and applies one step (used by the primitives and by replay). */
+  void apply(const Step &step);
+
+ private:
+  StageInfo &mutable_stage(const std::string &name, const Step &step);
+  void apply_split(const Step &s);
+  void apply_fuse(const Step &s);
+  void apply_reorder(const Step &s);
+  void apply_annotation(const Step &s);
+  void apply_compute_at(const Step &s);
+  void apply_compute_inline(const Step &s);
+  void apply_cache_read(const Step &s);
+  void apply_cache_write(const Step &s);
+  bool consumes(const std::string &consumer, const std::string &producer) const;
+
+  std::vector<Tensor> outputs_;
+  std::vector<Tensor> inputs_;
+  std::vector<StageInfo> stages_;
+  std::vector<Step> trace_;
+};
+
+}  // namespace tetune
