@@ -1,0 +1,221 @@
+#include "tuning_logs/database.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <limits>
+
+#include "te/errors.h"
+#include "tests/tuning_logs/test_util.h"
+
+namespace tetune::log {
+namespace {
+
+using testing::cpu_target;
+using testing::make_temp_dir;
+using testing::record;
+using testing::workload;
+
+class DatabaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override { path_ = make_temp_dir() + "/log.db"; }
+  std::string path_;
+};
+
+TEST_F(DatabaseTest, RecordsRoundTrip) {
+  TuningLog log = TuningLog::open(path_);
+  const std::string tk = cpu_target().key();
+  std::vector<MeasureRecord> added;
+  for (int i = 0; i < 5; ++i) {
+    MeasureRecord r = record("wl_a", tk, 1.0 + 0.125 * i, i);
+    r.id = log.add_record(r);
+    added.push_back(r);
+  }
+  MeasureRecord failed = record("wl_a", tk, 0, 99);
+  failed.costs_ms.clear();
+  failed.median_ms = std::numeric_limits<double>::infinity();
+  failed.gflops = 0;
+  failed.error_code = static_cast<int>(ErrorCode::kCompileError);
+  failed.error_msg = "Halide::CompileError: bad split 'i' \xe2\x80\x94 utf8";
+  failed.id = log.add_record(failed);
+  added.push_back(failed);
+  for (size_t i = 1; i < added.size(); ++i) EXPECT_GT(added[i].id, added[i - 1].id);
+
+  auto got = log.records("wl_a", tk);
+  ASSERT_EQ(got.size(), added.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(same_record(got[i], added[i])) << "record " << i;
+  }
+  EXPECT_TRUE(std::isinf(got.back().median_ms));
+  EXPECT_FALSE(got.back().ok());
+  EXPECT_EQ(log.count_records("wl_a", tk), 6);
+  EXPECT_EQ(log.count_records("wl_a", "other"), 0);
+  EXPECT_EQ(log.count_all_records(), 6);
+
+  // Survives closing and reopening.
+  { TuningLog moved = std::move(log); }
+  TuningLog again = TuningLog::open(path_);
+  auto reread = again.records("wl_a", tk);
+  ASSERT_EQ(reread.size(), added.size());
+  for (size_t i = 0; i < reread.size(); ++i) {
+    EXPECT_TRUE(same_record(reread[i], added[i]));
+  }
+  EXPECT_EQ(again.integrity_check(), "ok");
+}
+
+TEST_F(DatabaseTest, RejectsInvalidErrorCode) {
+  TuningLog log = TuningLog::open(path_);
+  MeasureRecord r = record("w", "t", 1.0);
+  r.error_code = 42;
+  EXPECT_THROW(log.add_record(r), TuningLogError);
+  EXPECT_EQ(log.count_all_records(), 0);
+}
+
+TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
+  TuningLog log = TuningLog::open(path_);
+  const std::string t8 = cpu_target(8).key(), t4 = cpu_target(4).key();
+  log.add_record(record("wl_a", t8, 3.0, 0));
+  int64_t fastest = log.add_record(record("wl_a", t8, 1.5, 1));
+  log.add_record(record("wl_a", t8, 2.0, 2));
+  MeasureRecord bad = record("wl_a", t8, 0.1, 3);  // fast but wrong: ignored
+  bad.error_code = static_cast<int>(ErrorCode::kWrongAnswer);
+  log.add_record(bad);
+  log.add_record(record("wl_a", t4, 0.5, 4));  // other target
+  log.add_record(record("wl_b", t8, 0.2, 5));  // other workload
+
+  auto best = log.best("wl_a", t8);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].id, fastest);
+  EXPECT_DOUBLE_EQ(best[0].median_ms, 1.5);
+
+  auto top = log.best("wl_a", t8, 10);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_DOUBLE_EQ(top[0].median_ms, 1.5);
+  EXPECT_DOUBLE_EQ(top[1].median_ms, 2.0);
+  EXPECT_DOUBLE_EQ(top[2].median_ms, 3.0);
+  EXPECT_TRUE(log.best("wl_a", t8, 0).empty());
+  EXPECT_DOUBLE_EQ(log.best("wl_a", t4)[0].median_ms, 0.5);
+  EXPECT_DOUBLE_EQ(log.best("wl_b", t8)[0].median_ms, 0.2);
+  EXPECT_TRUE(log.best("wl_c", t8).empty());
+}
+
+TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
+  TuningLog log = TuningLog::open(path_);
+  TargetInfo want = cpu_target(8);
+  TargetInfo threads16 = cpu_target(16);
+  TargetInfo avx512 = cpu_target(8, "avx2,avx512f,fma");
+  TargetInfo gpu = cpu_target(8);
+  gpu.kind = "cuda";
+  gpu.device = "NVIDIA H100";
+  for (const auto &t : {want, threads16, avx512, gpu}) log.upsert_target(t);
+  log.upsert_workload(workload("wl"));
+
+  // Nothing at all yet.
+  BestResult none = log.best_with_fallback("wl", want);
+  EXPECT_FALSE(none.record);
+  EXPECT_FALSE(none.exact_target);
+  EXPECT_FALSE(none.note.empty());
+
+  // Only an incompatible (cuda) record: not used, and said so.
+  log.add_record(record("wl", gpu.key(), 0.01, 0));
+  BestResult incompatible = log.best_with_fallback("wl", want);
+  EXPECT_FALSE(incompatible.record);
+  EXPECT_NE(incompatible.note.find("incompatible"), std::string::npos)
+      << incompatible.note;
+
+  // Features differ (distance ~11) vs threads differ (distance ~1.5):
+  // the nearer one wins even though the other is faster.
+  log.add_record(record("wl", avx512.key(), 0.5, 1));
+  int64_t near_id = log.add_record(record("wl", threads16.key(), 2.0, 2));
+  BestResult fb = log.best_with_fallback("wl", want);
+  ASSERT_TRUE(fb.record);
+  EXPECT_FALSE(fb.exact_target);
+  EXPECT_EQ(fb.used_target_key, threads16.key());
+  EXPECT_EQ(fb.record->id, near_id);
+  EXPECT_NE(fb.note.find("FALLBACK"), std::string::npos) << fb.note;
+  EXPECT_NE(fb.note.find(threads16.key()), std::string::npos) << fb.note;
+  EXPECT_NE(fb.note.find("threads 8 vs 16"), std::string::npos) << fb.note;
+
+  // A failed record on the exact target still falls back, noting why.
+  MeasureRecord failed = record("wl", want.key(), 0.0, 3);
+  failed.error_code = static_cast<int>(ErrorCode::kTimeout);
+  log.add_record(failed);
+  BestResult fb2 = log.best_with_fallback("wl", want);
+  ASSERT_TRUE(fb2.record);
+  EXPECT_FALSE(fb2.exact_target);
+  EXPECT_NE(fb2.note.find("no successful record"), std::string::npos) << fb2.note;
+
+  // Exact target measured: used directly.
+  int64_t exact_id = log.add_record(record("wl", want.key(), 3.0, 4));
+  BestResult exact = log.best_with_fallback("wl", want);
+  ASSERT_TRUE(exact.record);
+  EXPECT_TRUE(exact.exact_target);
+  EXPECT_EQ(exact.record->id, exact_id);
+  EXPECT_EQ(exact.used_target_key, want.key());
+}
+
+TEST_F(DatabaseTest, WorkloadsAndTargetsAreStored) {
+  TuningLog log = TuningLog::open(path_);
+  log.upsert_workload(workload("wl", "conv2d"));
+  log.upsert_workload(workload("wl", "conv2d_nchw"));  // update in place
+  log.upsert_workload(workload("empty_wl", "dense"));
+  TargetInfo t = cpu_target(8);
+  log.upsert_target(t);
+  log.upsert_target(t);
+  EXPECT_EQ(log.workload("wl")->op_name, "conv2d_nchw");
+  EXPECT_FALSE(log.workload("nope"));
+  ASSERT_TRUE(log.target(t.key()));
+  EXPECT_EQ(log.target(t.key())->key(), t.key());
+  EXPECT_EQ(log.targets().size(), 1u);
+
+  log.add_record(record("wl", t.key(), 2.0, 0));
+  log.add_record(record("wl", t.key(), 1.0, 1));
+  MeasureRecord bad = record("wl", t.key(), 0.5, 2);
+  bad.error_code = static_cast<int>(ErrorCode::kCrash);
+  log.add_record(bad);
+  log.add_record(record("wl", "other-target", 4.0, 3));
+
+  auto rows = log.list_workloads();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].workload_key, "empty_wl");
+  EXPECT_EQ(rows[0].num_records, 0);
+  EXPECT_FALSE(rows[0].best_median_ms);
+  EXPECT_EQ(rows[1].workload_key, "wl");
+  EXPECT_EQ(rows[1].target_key, t.key());
+  EXPECT_EQ(rows[1].op_name, "conv2d_nchw");
+  EXPECT_EQ(rows[1].num_records, 3);
+  EXPECT_EQ(rows[1].num_valid, 2);
+  ASSERT_TRUE(rows[1].best_median_ms);
+  EXPECT_DOUBLE_EQ(*rows[1].best_median_ms, 1.0);
+  EXPECT_EQ(rows[2].target_key, "other-target");
+  EXPECT_DOUBLE_EQ(*rows[2].best_median_ms, 4.0);
+}
+
+TEST_F(DatabaseTest, MovedFromLogRaises) {
+  TuningLog a = TuningLog::open(path_);
+  TuningLog b = std::move(a);
+  EXPECT_THROW(a.count_all_records(), TuningLogError);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(b.count_all_records(), 0);
+  TuningLog c = TuningLog::open(make_temp_dir() + "/other.db");
+  c = std::move(b);
+  EXPECT_EQ(c.path(), path_);
+}
+
+TEST(DefaultPathTest, HonoursEnvironment) {
+  const char *old_db = std::getenv("TETUNE_DB");
+  const char *old_ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  std::string saved_db = old_db ? old_db : "", saved_ws = old_ws ? old_ws : "";
+  setenv("TETUNE_DB", "/somewhere/x.db", 1);
+  EXPECT_EQ(TuningLog::default_path(), "/somewhere/x.db");
+  unsetenv("TETUNE_DB");
+  setenv("BUILD_WORKSPACE_DIRECTORY", "/repo", 1);
+  EXPECT_EQ(TuningLog::default_path(), "/repo/tuning_logs/tetune.db");
+  unsetenv("BUILD_WORKSPACE_DIRECTORY");
+  EXPECT_EQ(TuningLog::default_path(), "tuning_logs/tetune.db");
+  if (old_db) setenv("TETUNE_DB", saved_db.c_str(), 1);
+  if (old_ws) setenv("BUILD_WORKSPACE_DIRECTORY", saved_ws.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace tetune::log

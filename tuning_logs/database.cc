@@ -1,0 +1,529 @@
+#include "tuning_logs/database.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <istream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "te/errors.h"
+#include "tuning_logs/jsonl.h"
+#include "tuning_logs/schema.h"
+#include "tuning_logs/sqlite_util.h"
+
+namespace tetune::log {
+namespace {
+
+using internal::Statement;
+using internal::WriteTransaction;
+
+constexpr const char *kRecordColumns =
+    "id, workload_key, target_key, schedule_json, costs_ms_json, median_ms, "
+    "error_code, error_msg, gflops, timestamp_unix_ms, tuner_version, "
+    "trial_index";
+
+std::string costs_to_json(const std::vector<double> &costs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (double c : costs) {
+    if (std::isfinite(c)) a.push_back(c);
+    else a.push_back(nullptr);
+  }
+  return a.dump();
+}
+
+std::vector<double> costs_from_json(const std::string &text,
+                                    const std::string &path, int64_t id) {
+  std::vector<double> out;
+  try {
+    auto a = nlohmann::json::parse(text);
+    for (const auto &c : a) {
+      out.push_back(c.is_null() ? std::numeric_limits<double>::infinity()
+                                : c.get<double>());
+    }
+  } catch (const nlohmann::json::exception &e) {
+    throw TuningLogError("tuning log '" + path + "': record " +
+                         std::to_string(id) + " has unreadable costs_ms_json: " +
+                         e.what());
+  }
+  return out;
+}
+
+MeasureRecord read_record(const Statement &st, const std::string &path) {
+  MeasureRecord r;
+  r.id = st.column_int64(0);
+  r.workload_key = st.column_text(1);
+  r.target_key = st.column_text(2);
+  r.schedule_json = st.column_text(3);
+  r.costs_ms = costs_from_json(st.column_text(4), path, r.id);
+  r.median_ms = st.column_double(5);
+  r.error_code = static_cast<int>(st.column_int64(6));
+  r.error_msg = st.column_text(7);
+  r.gflops = st.column_double(8);
+  r.timestamp_unix_ms = st.column_int64(9);
+  r.tuner_version = st.column_text(10);
+  r.trial_index = static_cast<int>(st.column_int64(11));
+  return r;
+}
+
+TargetInfo read_target(const Statement &st) {
+  // Columns: key, kind, cpu_model, features, threads, library_versions, device
+  TargetInfo t;
+  t.kind = st.column_text(1);
+  t.cpu_model = st.column_text(2);
+  t.features = st.column_text(3);
+  t.threads = static_cast<int>(st.column_int64(4));
+  t.library_versions = st.column_text(5);
+  t.device = st.column_text(6);
+  return t;
+}
+
+std::string fmt_ms(double v) {
+  std::ostringstream os;
+  os << v << " ms";
+  return os.str();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- lifetime
+
+TuningLog::TuningLog(sqlite3 *db, std::string path)
+    : db_(db), path_(std::move(path)) {}
+
+TuningLog::TuningLog(TuningLog &&other) noexcept
+    : db_(other.db_), path_(std::move(other.path_)) {
+  other.db_ = nullptr;
+}
+
+TuningLog &TuningLog::operator=(TuningLog &&other) noexcept {
+  if (this != &other) {
+    close();
+    db_ = other.db_;
+    path_ = std::move(other.path_);
+    other.db_ = nullptr;
+  }
+  return *this;
+}
+
+TuningLog::~TuningLog() { close(); }
+
+void TuningLog::close() noexcept {
+  if (db_) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+}
+
+sqlite3 *TuningLog::handle() const {
+  if (!db_) {
+    throw TuningLogError("tuning log '" + path_ +
+                         "': used after being moved from");
+  }
+  return db_;
+}
+
+TuningLog TuningLog::open(const std::string &path) {
+  if (path.empty()) throw TuningLogError("tuning log: empty database path");
+  sqlite3 *db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                               SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    throw TuningLogError("tuning log '" + path + "': cannot open: " + msg);
+  }
+  TuningLog log(db, path);  // closes db if anything below throws
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, internal::kBusyTimeoutMs);
+  ensure_schema(db, log.path_);
+  return log;
+}
+
+std::string TuningLog::default_path() {
+  if (const char *env = std::getenv("TETUNE_DB"); env && *env) return env;
+  if (const char *ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"); ws && *ws) {
+    std::string root = ws;
+    if (root.back() != '/') root += '/';
+    return root + "tuning_logs/tetune.db";
+  }
+  return "tuning_logs/tetune.db";
+}
+
+// ---------------------------------------------------------------- writes
+
+void TuningLog::upsert_workload_locked(const WorkloadInfo &w) {
+  Statement st(db_, path_,
+               "INSERT INTO workloads (key, op_name, description_json) "
+               "VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
+               "op_name = excluded.op_name, "
+               "description_json = excluded.description_json");
+  st.bind(1, w.key).bind(2, w.op_name).bind(3, w.description_json).run();
+}
+
+void TuningLog::upsert_target_locked(const TargetInfo &t) {
+  Statement st(db_, path_,
+               "INSERT OR IGNORE INTO targets (key, kind, cpu_model, features, "
+               "threads, library_versions, device) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, t.key())
+      .bind(2, t.kind)
+      .bind(3, t.cpu_model)
+      .bind(4, t.features)
+      .bind(5, t.threads)
+      .bind(6, t.library_versions)
+      .bind(7, t.device)
+      .run();
+}
+
+int64_t TuningLog::insert_record_locked(const MeasureRecord &r) {
+  Statement st(db_, path_,
+               "INSERT INTO records (workload_key, target_key, schedule_json, "
+               "costs_ms_json, median_ms, error_code, error_msg, gflops, "
+               "timestamp_unix_ms, tuner_version, trial_index) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, r.workload_key)
+      .bind(2, r.target_key)
+      .bind(3, r.schedule_json)
+      .bind(4, costs_to_json(r.costs_ms))
+      .bind_double(5, r.median_ms)
+      .bind(6, r.error_code)
+      .bind(7, r.error_msg)
+      .bind_double(8, r.gflops)
+      .bind(9, r.timestamp_unix_ms)
+      .bind(10, r.tuner_version)
+      .bind(11, r.trial_index)
+      .run();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void TuningLog::upsert_workload(const WorkloadInfo &w) {
+  WriteTransaction tx(handle(), path_);
+  upsert_workload_locked(w);
+  tx.commit();
+}
+
+void TuningLog::upsert_target(const TargetInfo &t) {
+  WriteTransaction tx(handle(), path_);
+  upsert_target_locked(t);
+  tx.commit();
+}
+
+int64_t TuningLog::add_record(const MeasureRecord &r) {
+  if (r.error_code < 0 || r.error_code > 7) {
+    throw TuningLogError("tuning log '" + path_ + "': record of workload '" +
+                         r.workload_key + "' has invalid error_code " +
+                         std::to_string(r.error_code));
+  }
+  WriteTransaction tx(handle(), path_);
+  int64_t id = insert_record_locked(r);
+  tx.commit();
+  return id;
+}
+
+// ---------------------------------------------------------------- reads
+
+std::vector<MeasureRecord> TuningLog::records(const std::string &wk,
+                                              const std::string &tk) const {
+  std::string sql = std::string("SELECT ") + kRecordColumns +
+                    " FROM records WHERE workload_key = ? AND target_key = ? "
+                    "ORDER BY id";
+  Statement st(handle(), path_, sql.c_str());
+  st.bind(1, wk).bind(2, tk);
+  std::vector<MeasureRecord> out;
+  while (st.step()) out.push_back(read_record(st, path_));
+  return out;
+}
+
+int64_t TuningLog::count_records(const std::string &wk,
+                                 const std::string &tk) const {
+  Statement st(handle(), path_,
+               "SELECT COUNT(*) FROM records WHERE workload_key = ? AND "
+               "target_key = ?");
+  st.bind(1, wk).bind(2, tk);
+  st.step();
+  return st.column_int64(0);
+}
+
+int64_t TuningLog::count_all_records() const {
+  Statement st(handle(), path_, "SELECT COUNT(*) FROM records");
+  st.step();
+  return st.column_int64(0);
+}
+
+std::vector<MeasureRecord> TuningLog::best(const std::string &wk,
+                                           const std::string &tk,
+                                           int k) const {
+  std::vector<MeasureRecord> out;
+  if (k <= 0) return out;
+  std::string sql = std::string("SELECT ") + kRecordColumns +
+                    " FROM records WHERE workload_key = ? AND target_key = ? "
+                    "AND error_code = 0 AND median_ms IS NOT NULL "
+                    "ORDER BY median_ms ASC, id ASC LIMIT ?";
+  Statement st(handle(), path_, sql.c_str());
+  st.bind(1, wk).bind(2, tk).bind(3, k);
+  while (st.step()) out.push_back(read_record(st, path_));
+  return out;
+}
+
+std::optional<WorkloadInfo> TuningLog::workload(const std::string &key) const {
+  Statement st(handle(), path_,
+               "SELECT key, op_name, description_json FROM workloads "
+               "WHERE key = ?");
+  st.bind(1, key);
+  if (!st.step()) return std::nullopt;
+  return WorkloadInfo{st.column_text(0), st.column_text(1), st.column_text(2)};
+}
+
+std::optional<TargetInfo> TuningLog::target(const std::string &key) const {
+  Statement st(handle(), path_,
+               "SELECT key, kind, cpu_model, features, threads, "
+               "library_versions, device FROM targets WHERE key = ?");
+  st.bind(1, key);
+  if (!st.step()) return std::nullopt;
+  return read_target(st);
+}
+
+std::vector<TargetInfo> TuningLog::targets() const {
+  Statement st(handle(), path_,
+               "SELECT key, kind, cpu_model, features, threads, "
+               "library_versions, device FROM targets ORDER BY key");
+  std::vector<TargetInfo> out;
+  while (st.step()) out.push_back(read_target(st));
+  return out;
+}
+
+BestResult TuningLog::best_with_fallback(const std::string &wk,
+                                         const TargetInfo &want) const {
+  BestResult res;
+  const std::string want_key = want.key();
+  auto exact = best(wk, want_key, 1);
+  if (!exact.empty()) {
+    res.record = exact.front();
+    res.exact_target = true;
+    res.used_target_key = want_key;
+    res.note = "exact target match";
+    return res;
+  }
+  const int64_t exact_count = count_records(wk, want_key);
+
+  // Candidate targets: every other target with a successful record.
+  struct Candidate {
+    double distance;
+    double median;
+    std::string key;
+    TargetInfo info;
+  };
+  std::vector<Candidate> compatible;
+  std::vector<std::string> incompatible, unknown;
+  {
+    Statement st(handle(), path_,
+                 "SELECT target_key, MIN(median_ms) FROM records "
+                 "WHERE workload_key = ? AND error_code = 0 AND "
+                 "median_ms IS NOT NULL AND target_key <> ? "
+                 "GROUP BY target_key ORDER BY target_key");
+    st.bind(1, wk).bind(2, want_key);
+    std::vector<std::pair<std::string, double>> rows;
+    while (st.step()) rows.emplace_back(st.column_text(0), st.column_double(1));
+    for (const auto &[key, med] : rows) {
+      auto info = target(key);
+      if (!info) {
+        unknown.push_back(key);
+        continue;
+      }
+      double d = compatibility_distance(want, *info);
+      if (std::isfinite(d)) compatible.push_back({d, med, key, *info});
+      else incompatible.push_back(key);
+    }
+  }
+  std::string why_not_exact =
+      exact_count == 0
+          ? "no record for target '" + want_key + "'"
+          : "no successful record among " + std::to_string(exact_count) +
+                " for target '" + want_key + "'";
+  if (compatible.empty()) {
+    res.note = why_not_exact + "; no compatible target has a successful record"
+               " for workload '" + wk + "'";
+    if (!incompatible.empty()) {
+      res.note += " (" + std::to_string(incompatible.size()) +
+                  " incompatible target(s) skipped)";
+    }
+    if (!unknown.empty()) {
+      res.note += " (" + std::to_string(unknown.size()) +
+                  " target(s) without stored TargetInfo skipped)";
+    }
+    return res;
+  }
+  auto nearest = std::min_element(
+      compatible.begin(), compatible.end(),
+      [](const Candidate &a, const Candidate &b) {
+        return std::tie(a.distance, a.median, a.key) <
+               std::tie(b.distance, b.median, b.key);
+      });
+  auto rec = best(wk, nearest->key, 1);
+  if (rec.empty()) {  // cannot happen unless rows vanished; be explicit anyway
+    res.note = why_not_exact + "; nearest target '" + nearest->key +
+               "' has no successful record";
+    return res;
+  }
+  res.record = rec.front();
+  res.exact_target = false;
+  res.used_target_key = nearest->key;
+  std::ostringstream note;
+  note << "FALLBACK: " << why_not_exact << "; using nearest compatible target '"
+       << nearest->key << "' (distance " << nearest->distance
+       << ", differs in: " << describe_difference(want, nearest->info)
+       << "), best " << fmt_ms(res.record->median_ms);
+  if (!incompatible.empty()) {
+    note << "; " << incompatible.size() << " incompatible target(s) skipped";
+  }
+  res.note = note.str();
+  return res;
+}
+
+std::vector<WorkloadSummary> TuningLog::list_workloads() const {
+  std::vector<WorkloadSummary> out;
+  std::set<std::string> with_records;
+  {
+    Statement st(handle(), path_,
+                 "SELECT r.workload_key, COALESCE(w.op_name, ''), r.target_key, "
+                 "COUNT(*), SUM(CASE WHEN r.error_code = 0 THEN 1 ELSE 0 END), "
+                 "MIN(CASE WHEN r.error_code = 0 THEN r.median_ms END) "
+                 "FROM records r LEFT JOIN workloads w ON w.key = r.workload_key "
+                 "GROUP BY r.workload_key, r.target_key");
+    while (st.step()) {
+      WorkloadSummary s;
+      s.workload_key = st.column_text(0);
+      s.op_name = st.column_text(1);
+      s.target_key = st.column_text(2);
+      s.num_records = st.column_int64(3);
+      s.num_valid = st.column_int64(4);
+      if (!st.column_is_null(5)) s.best_median_ms = st.column_double(5);
+      with_records.insert(s.workload_key);
+      out.push_back(std::move(s));
+    }
+  }
+  {
+    Statement st(handle(), path_, "SELECT key, op_name FROM workloads");
+    while (st.step()) {
+      std::string key = st.column_text(0);
+      if (with_records.count(key)) continue;
+      WorkloadSummary s;
+      s.workload_key = key;
+      s.op_name = st.column_text(1);
+      out.push_back(std::move(s));
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const WorkloadSummary &a, const WorkloadSummary &b) {
+              return std::tie(a.workload_key, a.target_key) <
+                     std::tie(b.workload_key, b.target_key);
+            });
+  return out;
+}
+
+// ---------------------------------------------------------------- JSONL
+
+int64_t TuningLog::export_jsonl(std::ostream &out,
+                                const ExportFilter &filter) const {
+  std::string sql = std::string("SELECT ") + kRecordColumns +
+                    " FROM records WHERE (?1 IS NULL OR workload_key = ?1) "
+                    "AND (?2 IS NULL OR target_key = ?2) "
+                    "AND (?3 = 0 OR error_code = 0) ORDER BY id";
+  Statement st(handle(), path_, sql.c_str());
+  if (filter.workload_key) st.bind(1, *filter.workload_key);
+  else st.bind_null(1);
+  if (filter.target_key) st.bind(2, *filter.target_key);
+  else st.bind_null(2);
+  st.bind(3, filter.only_valid ? 1 : 0);
+
+  std::map<std::string, std::optional<WorkloadInfo>> workloads;
+  std::map<std::string, std::optional<TargetInfo>> targets;
+  int64_t n = 0;
+  while (st.step()) {
+    JsonlEntry e;
+    e.record = read_record(st, path_);
+    auto w = workloads.find(e.record.workload_key);
+    if (w == workloads.end()) {
+      w = workloads.emplace(e.record.workload_key, workload(e.record.workload_key))
+              .first;
+    }
+    auto t = targets.find(e.record.target_key);
+    if (t == targets.end()) {
+      t = targets.emplace(e.record.target_key, target(e.record.target_key)).first;
+    }
+    e.workload = w->second;
+    e.target = t->second;
+    out << to_jsonl_line(e) << '\n';
+    if (!out) {
+      throw TuningLogError("tuning log '" + path_ +
+                           "': writing the JSONL export failed after " +
+                           std::to_string(n) + " records");
+    }
+    ++n;
+  }
+  out.flush();
+  return n;
+}
+
+int64_t TuningLog::import_jsonl(std::istream &in) {
+  // Parse everything first: a malformed line must import nothing.
+  std::vector<JsonlEntry> entries;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    entries.push_back(parse_jsonl_line(line, line_no));
+  }
+  if (in.bad()) {
+    throw TuningLogError("tuning log '" + path_ +
+                         "': reading the JSONL input failed after line " +
+                         std::to_string(line_no));
+  }
+
+  WriteTransaction tx(handle(), path_);
+  Statement exists(db_, path_,
+                   "SELECT 1 FROM records WHERE workload_key = ? AND "
+                   "target_key = ? AND timestamp_unix_ms = ? AND "
+                   "schedule_json = ? LIMIT 1");
+  int64_t added = 0;
+  for (const auto &e : entries) {
+    if (e.workload) upsert_workload_locked(*e.workload);
+    if (e.target) upsert_target_locked(*e.target);
+    const MeasureRecord &r = e.record;
+    exists.reset();
+    exists.bind(1, r.workload_key)
+        .bind(2, r.target_key)
+        .bind(3, r.timestamp_unix_ms)
+        .bind(4, r.schedule_json);
+    bool dup = exists.step();
+    exists.reset();
+    if (dup) continue;
+    insert_record_locked(r);
+    ++added;
+  }
+  tx.commit();
+  return added;
+}
+
+std::string TuningLog::integrity_check() const {
+  Statement st(handle(), path_, "PRAGMA integrity_check");
+  std::string out;
+  while (st.step()) {
+    if (!out.empty()) out += "\n";
+    out += st.column_text(0);
+  }
+  return out;
+}
+
+}  // namespace tetune::log
