@@ -1,0 +1,175 @@
+#include "codegen/kernel.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+
+#include "codegen/loop_nest_reader.h"
+#include "codegen/lower.h"
+#include "te/errors.h"
+
+namespace tetune {
+
+namespace {
+std::atomic<bool> g_kernel_ran{false};
+std::atomic<int> g_threads{0};
+std::mutex g_run_mutex;  // ImageParam bindings are per pipeline object, runs are serialised
+
+Halide::Target to_halide_target(const Target &t) {
+  try {
+    Halide::Target host = Halide::get_host_target();
+    if (t.spec == "host" || t.spec == "llvm" || t.spec.empty()) return host;
+    if (t.spec == "cuda") return host.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability86);
+    if (!Halide::Target::validate_target_string(t.spec)) throw CodegenError("unknown target '" + t.spec + "'");
+    return Halide::Target(t.spec);
+  } catch (const Halide::Error &e) {
+    throw CodegenError("unknown target '" + t.spec + "': " + e.what());
+  }
+}
+
+std::vector<int> halide_sizes(const Shape &shape) {
+  std::vector<int> sizes;
+  for (auto it = shape.rbegin(); it != shape.rend(); ++it) sizes.push_back(static_cast<int>(*it));
+  return sizes;
+}
+
+Halide::Buffer<> wrap(const NDArray &a) {
+  return Halide::Buffer<>(codegen::halide_type(a.dtype()), const_cast<void *>(a.raw()), halide_sizes(a.shape()));
+}
+
+double body_ops(const Expr &e) {
+  if (!e.defined()) return 0;
+  double n = 0;
+  if (e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) n = 1;
+  if (e->kind == ExprKind::Access) return 0;  // index arithmetic is not counted
+  for (const auto &a : e->args) n += body_ops(a);
+  return n;
+}
+}  // namespace
+
+bool Target::is_gpu() const { return to_halide_target(*this).has_gpu_feature(); }
+std::string Target::halide_string() const { return to_halide_target(*this).to_string(); }
+
+void set_num_threads(int n) {
+  if (n <= 0) throw RuntimeError("thread count must be positive, got " + std::to_string(n));
+  if (g_kernel_ran && g_threads != n)
+    throw RuntimeError("set_num_threads(" + std::to_string(n) + ") after kernels already ran with " +
+                       std::to_string(g_threads.load()) + " threads; set it before the first run");
+  g_threads = n;
+  setenv("HL_NUM_THREADS", std::to_string(n).c_str(), 1);
+}
+
+int num_threads() {
+  if (g_threads > 0) return g_threads;
+  const char *env = std::getenv("HL_NUM_THREADS");
+  return env ? std::atoi(env) : 0;
+}
+
+struct Kernel::Impl {
+  codegen::LoweredPipeline lowered;
+  std::vector<Tensor> inputs, outputs;
+  Halide::Target target;
+  LoopNest nest;
+  std::string stmt;
+};
+
+Kernel::~Kernel() = default;
+
+Kernel Kernel::build(const Schedule &s, const Target &target) {
+  auto impl = std::make_shared<Impl>();
+  impl->lowered = codegen::lower(s);
+  impl->inputs = s.inputs();
+  impl->outputs = s.outputs();
+  impl->target = to_halide_target(target);
+  try {
+    Halide::Module m = impl->lowered.pipeline.compile_to_module(impl->lowered.arguments(), "kernel", impl->target);
+    impl->nest = codegen::read_loop_nest(m);
+    impl->stmt = codegen::stmt_text(m);
+    if (!impl->target.has_gpu_feature() || impl->target.has_feature(Halide::Target::CUDA))
+      impl->lowered.pipeline.compile_jit(impl->target);
+  } catch (const Halide::Error &e) {
+    throw CodegenError(std::string("Halide failed to compile the kernel: ") + e.what());
+  }
+  return Kernel(impl);
+}
+
+std::vector<NDArray> Kernel::run(const std::vector<NDArray> &inputs) const {
+  std::vector<NDArray> outs;
+  for (const auto &o : impl_->outputs) outs.emplace_back(o.shape(), o.dtype());
+  run(inputs, outs);
+  return outs;
+}
+
+void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const {
+  const auto &ins = impl_->inputs;
+  if (inputs.size() != ins.size())
+    throw RuntimeError("kernel takes " + std::to_string(ins.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < ins.size(); i++)
+    if (inputs[i].shape() != ins[i].shape() || inputs[i].dtype() != ins[i].dtype())
+      throw RuntimeError("input '" + ins[i].name() + "' expects " + ins[i].dtype().str() + "[" + shape_str(ins[i].shape()) +
+                         "], got " + inputs[i].dtype().str() + "[" + shape_str(inputs[i].shape()) + "]");
+  const auto &outs = impl_->outputs;
+  if (outputs.size() != outs.size()) throw RuntimeError("kernel has " + std::to_string(outs.size()) + " outputs");
+  for (size_t i = 0; i < outs.size(); i++)
+    if (outputs[i].shape() != outs[i].shape() || outputs[i].dtype() != outs[i].dtype())
+      throw RuntimeError("output '" + outs[i].name() + "' expects " + outs[i].dtype().str() + "[" + shape_str(outs[i].shape()) + "]");
+  std::lock_guard<std::mutex> lock(g_run_mutex);
+  g_kernel_ran = true;
+  try {
+    for (size_t i = 0; i < ins.size(); i++) impl_->lowered.params[i].set(wrap(inputs[i]));
+    std::vector<Halide::Buffer<>> bufs;
+    for (auto &o : outputs) bufs.push_back(wrap(o));
+    Halide::Realization r(bufs);
+    impl_->lowered.pipeline.realize(r, impl_->target);
+  } catch (const Halide::Error &e) {
+    throw RuntimeError(std::string("kernel failed at run time: ") + e.what());
+  }
+}
+
+const LoopNest &Kernel::loop_nest() const { return impl_->nest; }
+std::string Kernel::lowered_stmt() const { return impl_->stmt; }
+
+void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name, const Target &target,
+                    bool no_runtime) {
+  codegen::LoweredPipeline lp = codegen::lower(s);
+  Halide::Target t = to_halide_target(target);
+  if (no_runtime) t = t.with_feature(Halide::Target::NoRuntime);
+  try {
+    lp.pipeline.compile_to({{Halide::OutputFileType::object, path_prefix + ".o"},
+                            {Halide::OutputFileType::c_header, path_prefix + ".h"}},
+                           lp.arguments(), fn_name, t);
+    if (t.has_gpu_feature()) {
+      Halide::Module m = lp.pipeline.compile_to_module(lp.arguments(), fn_name, t);
+      codegen::write_gpu_source(m, path_prefix + ".ptx");
+    }
+  } catch (const Halide::Error &e) {
+    throw CodegenError("AOT compile of '" + fn_name + "' failed: " + e.what());
+  }
+}
+
+void compile_runtime(const std::string &path, const Target &target) {
+  try {
+    Halide::compile_standalone_runtime(path, to_halide_target(target));
+  } catch (const Halide::Error &e) {
+    throw CodegenError(std::string("compiling the Halide runtime failed: ") + e.what());
+  }
+}
+
+double flop_count(const std::vector<Tensor> &outputs) {
+  double total = 0;
+  for (const auto &t : post_order(outputs)) {
+    if (t.is_placeholder()) continue;
+    const Expr &b = t->body;
+    double per_point = body_ops(b);
+    if (b->kind == ExprKind::Reduce) {
+      double iters = 1;
+      for (const auto &r : b->reduce_axes) iters *= static_cast<double>(r.extent);
+      per_point = (body_ops(b->args[0]) + 1) * iters;
+    }
+    total += per_point * static_cast<double>(t.size());
+  }
+  return total;
+}
+
+}  // namespace tetune

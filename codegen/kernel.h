@@ -1,0 +1,79 @@
+// Compiled kernels: a scheduled compute built by Halide for a target.
+//
+// Kernel::build JIT-compiles for the host CPU (all of its vector features,
+// e.g. AVX-512) for measuring; compile_object writes an AOT object file and C
+// header for export. Buffers are NDArrays in the TE layout (row-major).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/loop_nest.h"
+#include "schedule/schedule.h"
+#include "te/ndarray.h"
+
+namespace tetune {
+
+/**
+ * A code-generation target. "host" = the JIT host CPU with its features;
+ * "cuda" = host + CUDA (capability 8.6 PTX). Any Halide target string
+ * ("x86-64-linux-avx2-fma") is also accepted. Raises CodegenError if unknown.
+ */
+struct Target {
+  std::string spec = "host";
+  bool is_gpu() const;
+  /** The Halide target string this resolves to. */
+  std::string halide_string() const;
+};
+
+/**
+ * Sets the number of worker threads used by JIT kernels in this process.
+ * Halide reads it once, so it must be called before the first kernel runs;
+ * a later call with a different count raises RuntimeError.
+ */
+void set_num_threads(int n);
+int num_threads();
+
+class Kernel {
+ public:
+  /** Lowers and JIT-compiles s. Raises CodegenError (with Halide's message) on failure. */
+  static Kernel build(const Schedule &s, const Target &target = Target{});
+
+  /** Runs on inputs (in Schedule::inputs() order) and returns fresh outputs. */
+  std::vector<NDArray> run(const std::vector<NDArray> &inputs) const;
+  /** Runs into preallocated outputs (Schedule::outputs() order, exact shapes). */
+  void run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const;
+
+  /** The loop nest Halide produced, for features and inspection. */
+  const LoopNest &loop_nest() const;
+  /** Halide's pseudo-code of the lowered statement. */
+  std::string lowered_stmt() const;
+
+  Kernel(const Kernel &) = default;
+  Kernel &operator=(const Kernel &) = default;
+  ~Kernel();
+
+  struct Impl;
+
+ private:
+  explicit Kernel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+/**
+ * AOT: writes PATH_PREFIX.o (with the Halide runtime unless no_runtime) and
+ * PATH_PREFIX.h declaring `int fn_name(halide_buffer_t *in..., halide_buffer_t *out...)`.
+ * For a GPU target the PTX is also written to PATH_PREFIX.ptx when available.
+ * Raises CodegenError on failure.
+ */
+void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name,
+                    const Target &target = Target{}, bool no_runtime = false);
+
+/** Only the Halide runtime for target, as an object file (to link with no_runtime objects). */
+void compile_runtime(const std::string &path, const Target &target = Target{});
+
+/** FLOPs of one evaluation of the outputs' computes (multiply-add = 2), for GFLOP/s. */
+double flop_count(const std::vector<Tensor> &outputs);
+
+}  // namespace tetune

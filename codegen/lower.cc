@@ -1,0 +1,345 @@
+#include "codegen/lower.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "te/errors.h"
+
+namespace tetune {
+namespace codegen {
+
+using HExpr = Halide::Expr;
+
+Halide::Type halide_type(DType t) {
+  switch (t.code) {
+    case DType::Float: return Halide::Float(t.bits);
+    case DType::BFloat: return Halide::BFloat(t.bits);
+    case DType::Int: return Halide::Int(t.bits);
+    case DType::UInt: return Halide::UInt(t.bits);
+    case DType::Bool: return Halide::Bool();
+  }
+  throw DTypeError("no Halide type for " + t.str());
+}
+
+std::vector<Halide::Argument> LoweredPipeline::arguments() const {
+  std::vector<Halide::Argument> args;
+  for (const auto &p : params) args.push_back(p);
+  return args;
+}
+
+namespace {
+
+// Halide identifies variables and funcs by name and reserves '.'.
+std::string sanitize(const std::string &name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
+  return out;
+}
+
+// float16 / bfloat16 are computed in float32 and rounded where stored or cast.
+Halide::Type compute_type(DType t) {
+  return (t.is_float() && t.bits == 16) ? Halide::Float(32) : halide_type(t);
+}
+
+struct ExprLowering {
+  std::map<const VarNode *, HExpr> vars;
+  std::function<HExpr(const TensorNode *, const std::vector<HExpr> &)> access;
+
+  HExpr operator()(const Expr &e, bool guarded = false) {
+    switch (e->kind) {
+      case ExprKind::IntImm: return Halide::cast(compute_type(e.dtype()), HExpr(static_cast<int64_t>(e->int_value)));
+      case ExprKind::FloatImm: return Halide::cast(compute_type(e.dtype()), HExpr(e->float_value));
+      case ExprKind::Var: {
+        auto it = vars.find(e->var.get());
+        if (it == vars.end()) throw CodegenError("variable '" + e->var->name + "' is used outside its compute");
+        return it->second;
+      }
+      case ExprKind::Access: {
+        std::vector<HExpr> idx;
+        const auto &shape = e->tensor->shape;
+        // Row-major TE indices become innermost-first Halide coordinates.
+        for (int i = static_cast<int>(e->args.size()) - 1; i >= 0; i--) {
+          HExpr v = (*this)(e->args[i], guarded);
+          // A select evaluates both branches: keep the unused one in bounds.
+          if (guarded) v = Halide::clamp(v, 0, static_cast<int>(shape[i] - 1));
+          idx.push_back(v);
+        }
+        HExpr v = access(e->tensor.get(), idx);
+        return Halide::cast(compute_type(e.dtype()), v);
+      }
+      case ExprKind::Unary: return unary(e, guarded);
+      case ExprKind::Binary: return binary(e, guarded);
+      case ExprKind::Select:
+        return Halide::select((*this)(e->args[0], guarded), (*this)(e->args[1], true), (*this)(e->args[2], true));
+      case ExprKind::Cast: {
+        HExpr v = (*this)(e->args[0], guarded);
+        HExpr c = Halide::cast(halide_type(e.dtype()), v);
+        return Halide::cast(compute_type(e.dtype()), c);
+      }
+      case ExprKind::Reduce: throw CodegenError("nested reduction in " + to_string(e));
+    }
+    throw CodegenError("unknown expression kind");
+  }
+
+  HExpr unary(const Expr &e, bool g) {
+    HExpr a = (*this)(e->args[0], g);
+    switch (static_cast<UnaryOp>(e->op)) {
+      case UnaryOp::Neg: return -a;
+      case UnaryOp::Not: return !a;
+      case UnaryOp::Exp: return Halide::exp(a);
+      case UnaryOp::Log: return Halide::log(a);
+      case UnaryOp::Sqrt: return Halide::sqrt(a);
+      case UnaryOp::Tanh: return Halide::tanh(a);
+      case UnaryOp::Erf: return Halide::erf(a);
+      case UnaryOp::Floor: return Halide::floor(a);
+      case UnaryOp::Ceil: return Halide::ceil(a);
+      case UnaryOp::Round: return Halide::round(a);
+      case UnaryOp::Abs: return Halide::cast(a.type(), Halide::abs(a));
+      case UnaryOp::Sin: return Halide::sin(a);
+      case UnaryOp::Cos: return Halide::cos(a);
+    }
+    throw CodegenError("unknown unary op");
+  }
+
+  HExpr binary(const Expr &e, bool g) {
+    HExpr a = (*this)(e->args[0], g), b = (*this)(e->args[1], g);
+    switch (static_cast<BinaryOp>(e->op)) {
+      case BinaryOp::Add: return a + b;
+      case BinaryOp::Sub: return a - b;
+      case BinaryOp::Mul: return a * b;
+      case BinaryOp::Div: return a / b;
+      case BinaryOp::Mod: return a % b;
+      case BinaryOp::Min: return Halide::min(a, b);
+      case BinaryOp::Max: return Halide::max(a, b);
+      case BinaryOp::Pow: return Halide::pow(a, b);
+      case BinaryOp::EQ: return a == b;
+      case BinaryOp::NE: return a != b;
+      case BinaryOp::LT: return a < b;
+      case BinaryOp::LE: return a <= b;
+      case BinaryOp::GT: return a > b;
+      case BinaryOp::GE: return a >= b;
+      case BinaryOp::And: return a && b;
+      case BinaryOp::Or: return a || b;
+    }
+    throw CodegenError("unknown binary op");
+  }
+};
+
+// Names of a stage's loops as Halide sees them: spatial -> Var, reduce -> RVar.
+struct AxisMap {
+  std::map<std::string, std::string> halide_name;
+  std::set<std::string> reduce;
+  Halide::VarOrRVar get(const std::string &axis) const {
+    auto it = halide_name.find(axis);
+    if (it == halide_name.end()) throw CodegenError("axis '" + axis + "' is unknown to the lowering");
+    if (reduce.count(axis)) return Halide::RVar(it->second);
+    return Halide::Var(it->second);
+  }
+};
+
+Halide::TailStrategy halide_tail(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Auto: return Halide::TailStrategy::Auto;
+    case TailStrategy::GuardWithIf: return Halide::TailStrategy::GuardWithIf;
+    case TailStrategy::ShiftInwards: return Halide::TailStrategy::ShiftInwards;
+    case TailStrategy::RoundUp: return Halide::TailStrategy::RoundUp;
+  }
+  return Halide::TailStrategy::Auto;
+}
+
+class Lowerer {
+ public:
+  explicit Lowerer(const Schedule &s) : s_(s) {}
+
+  LoweredPipeline run() {
+    LoweredPipeline out;
+    std::set<std::string> used;
+    for (const auto &in : s_.inputs()) {
+      std::string n = unique(sanitize(in.name()), used);
+      Halide::ImageParam p(halide_type(in.dtype()), in.ndim(), n);
+      set_dense_bounds(p, in.shape());
+      params_[in.name()] = p;
+      out.params.push_back(p);
+    }
+    for (const auto &st : s_.stages()) funcs_[st.name] = Halide::Func(unique(sanitize(st.name), used));
+    for (const auto &st : s_.stages()) define(st);
+    for (const auto &st : s_.stages()) schedule_loops(st);
+    for (const auto &st : s_.stages()) attach(st);
+    for (const auto &o : s_.outputs()) {
+      Halide::Func f = funcs_.at(s_.stage_of(o));
+      set_dense_bounds(f.output_buffer(), o.shape());
+      out.outputs.push_back(f);
+    }
+    out.pipeline = Halide::Pipeline(out.outputs);
+    out.funcs = funcs_;
+    return out;
+  }
+
+ private:
+  static std::string unique(const std::string &base, std::set<std::string> &used) {
+    std::string n = base;
+    for (int k = 1; used.count(n); k++) n = base + "_" + std::to_string(k);
+    used.insert(n);
+    return n;
+  }
+
+  // Dense row-major layout with known extents lets Halide use constant strides.
+  static void set_dense_bounds(Halide::OutputImageParam p, const Shape &shape) {
+    int64_t stride = 1;
+    int n = static_cast<int>(shape.size());
+    for (int d = 0; d < n; d++) {
+      int64_t extent = shape[n - 1 - d];
+      p.dim(d).set_bounds(0, static_cast<int>(extent)).set_stride(static_cast<int>(stride));
+      stride *= extent;
+    }
+  }
+
+  std::vector<Halide::Var> pure_vars(const StageInfo &st) {
+    std::vector<Halide::Var> v;
+    for (int i = static_cast<int>(st.spatial_axes.size()) - 1; i >= 0; i--) v.emplace_back(sanitize(st.spatial_axes[i]));
+    return v;
+  }
+
+  // The Func or param that holds tensor t as seen from stage st.
+  HExpr access(const StageInfo &st, const TensorNode *t, const std::vector<HExpr> &idx) {
+    auto r = st.redirects.find(t->name);
+    if (r != st.redirects.end()) return funcs_.at(r->second)(idx);
+    if (t->kind == TensorNode::Kind::Placeholder) return params_.at(t->name)(idx);
+    for (const auto &o : s_.stages())
+      if (o.tensor.node().get() == t) return funcs_.at(s_.stage_of(o.tensor))(idx);
+    throw CodegenError("tensor '" + t->name + "' has no stage");
+  }
+
+  void define(const StageInfo &st) {
+    Halide::Func f = funcs_.at(st.name);
+    std::vector<Halide::Var> vars = pure_vars(st);
+    std::vector<HExpr> args(vars.begin(), vars.end());
+    AxisMap &am = axes_[st.name];
+    for (const auto &a : st.spatial_axes) am.halide_name[a] = sanitize(a);
+    DType dt = st.tensor.defined() ? st.tensor.dtype() : DType();
+    if (st.kind == StageInfo::Copy) {
+      // Copy of a stage or placeholder, same shape.
+      if (s_.has_stage(st.source)) {
+        f(args) = funcs_.at(st.source)(args);
+      } else {
+        f(args) = params_.at(st.source)(args);
+      }
+      return;
+    }
+    const TensorNode *t = st.tensor.operator->();
+    ExprLowering lw;
+    lw.access = [&](const TensorNode *tn, const std::vector<HExpr> &idx) { return access(st, tn, idx); };
+    for (size_t i = 0; i < t->axes.size(); i++) lw.vars[t->axes[i].var.get()] = Halide::Var(sanitize(st.spatial_axes[i]));
+    Halide::Type store = halide_type(dt);
+    if (t->body->kind != ExprKind::Reduce) {
+      f(args) = Halide::cast(store, lw(t->body));
+      return;
+    }
+    const Expr &red = t->body;
+    Halide::Region region;
+    for (const auto &r : red->reduce_axes) region.push_back(Halide::Range(0, static_cast<int>(r.extent)));
+    Halide::RDom rdom(region, sanitize(st.name) + "_r");
+    for (size_t i = 0; i < red->reduce_axes.size(); i++) {
+      const auto &r = red->reduce_axes[i];
+      lw.vars[r.var.get()] = rdom[static_cast<int>(i)];
+      am.halide_name[r.var.name()] = rdom[static_cast<int>(i)].name();
+      am.reduce.insert(r.var.name());
+    }
+    // Reduce in the compute type; round to the stored type on every update
+    // only when they differ (float16 / bfloat16 accumulate in float32 via cast).
+    HExpr src = lw(red->args[0]);
+    f(args) = Halide::cast(store, lw(reduce_identity(static_cast<ReduceOp>(red->op), dt)));
+    HExpr cur = Halide::cast(src.type(), f(args));
+    HExpr next;
+    switch (static_cast<ReduceOp>(red->op)) {
+      case ReduceOp::Sum: next = cur + src; break;
+      case ReduceOp::Prod: next = cur * src; break;
+      case ReduceOp::Max: next = Halide::max(cur, src); break;
+      case ReduceOp::Min: next = Halide::min(cur, src); break;
+    }
+    f(args) = Halide::cast(store, next);
+  }
+
+  // Replays the stage's loop transformations on one definition.
+  void transform(const StageInfo &st, Halide::Stage def, bool is_update) {
+    AxisMap &am = axes_[st.name];
+    auto usable = [&](const std::string &a) { return is_update || !am.reduce.count(a); };
+    for (const auto &rel : st.relations) {
+      bool reduce_rel = am.reduce.count(rel.kind == Relation::Split ? rel.parent : rel.outer) > 0;
+      std::vector<std::string> fresh = rel.kind == Relation::Split ? std::vector<std::string>{rel.outer, rel.inner}
+                                                                  : std::vector<std::string>{rel.parent};
+      for (const auto &n : fresh) {
+        am.halide_name[n] = sanitize(n);
+        if (reduce_rel) am.reduce.insert(n);
+      }
+      if (reduce_rel && !is_update) continue;
+      if (rel.kind == Relation::Split) {
+        def.split(am.get(rel.parent), am.get(rel.outer), am.get(rel.inner), static_cast<int>(rel.inner_extent),
+                  halide_tail(rel.tail));
+      } else {
+        def.fuse(am.get(rel.outer), am.get(rel.inner), am.get(rel.parent));
+      }
+    }
+    std::vector<Halide::VarOrRVar> order;
+    for (auto it = st.leaves.rbegin(); it != st.leaves.rend(); ++it)
+      if (usable(it->name)) order.push_back(am.get(it->name));
+    if (order.size() > 1) def.reorder(order);
+    for (const auto &leaf : st.leaves) {
+      if (leaf.annotation.empty() || !usable(leaf.name)) continue;
+      Halide::VarOrRVar v = am.get(leaf.name);
+      int extent = static_cast<int>(leaf.extent);
+      if (leaf.annotation == "vectorize") def.vectorize(v, extent);
+      else if (leaf.annotation == "unroll") def.unroll(v, extent);
+      else if (leaf.annotation == "parallel") def.parallel(v);
+      else if (leaf.annotation.rfind("blockIdx", 0) == 0) def.gpu_blocks(v);
+      else if (leaf.annotation.rfind("threadIdx", 0) == 0) def.gpu_threads(v);
+    }
+  }
+
+  void schedule_loops(const StageInfo &st) {
+    Halide::Func f = funcs_.at(st.name);
+    AxisMap root_axes = axes_[st.name];  // before relations add derived names
+    transform(st, f, false);
+    if (f.has_update_definition()) {
+      axes_[st.name] = root_axes;
+      transform(st, f.update(0), true);
+    }
+  }
+
+  void attach(const StageInfo &st) {
+    Halide::Func f = funcs_.at(st.name);
+    switch (st.attach.kind) {
+      case Attach::Root:
+        if (!st.is_output) f.compute_root();
+        break;
+      case Attach::Inline:
+        break;
+      case Attach::At: {
+        Halide::Func target = funcs_.at(st.attach.stage);
+        // Stage index -1: the last definition (the update of a reduction), where the loops live.
+        f.compute_at(Halide::LoopLevel(target, axes_.at(st.attach.stage).get(st.attach.axis)));
+        break;
+      }
+    }
+  }
+
+  const Schedule &s_;
+  std::map<std::string, Halide::ImageParam> params_;
+  std::map<std::string, Halide::Func> funcs_;
+  std::map<std::string, AxisMap> axes_;
+};
+
+}  // namespace
+
+LoweredPipeline lower(const Schedule &s) {
+  try {
+    return Lowerer(s).run();
+  } catch (const Halide::Error &e) {
+    throw CodegenError(std::string("Halide rejected the schedule: ") + e.what());
+  }
+}
+
+}  // namespace codegen
+}  // namespace tetune

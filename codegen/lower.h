@@ -1,0 +1,42 @@
+// Lowering of a TE compute + Schedule to a Halide 14 pipeline (internal).
+//
+// Each stage becomes a Halide Func whose pure arguments are the stage's
+// spatial axes innermost first (Halide's dimension 0 is the fastest, the
+// reverse of TE's row-major shape). A reduction becomes a pure definition
+// holding the identity and one update over an RDom of the reduce axes. The
+// schedule's splits, fuses, loop order, annotations and compute locations are
+// replayed as Halide schedule calls on both definitions (steps that touch
+// reduce axes only on the update).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <Halide.h>
+
+#include "schedule/schedule.h"
+
+namespace tetune {
+namespace codegen {
+
+struct LoweredPipeline {
+  Halide::Pipeline pipeline;
+  std::vector<Halide::ImageParam> params;  // one per Schedule::inputs(), same order
+  std::vector<Halide::Func> outputs;       // one per Schedule::outputs(), same order
+  std::map<std::string, Halide::Func> funcs;  // by stage name
+  /** params and outputs as Halide Arguments, for AOT compilation. */
+  std::vector<Halide::Argument> arguments() const;
+};
+
+/** Halide type of a dtype; float16 / bfloat16 / bool map to Halide's. */
+Halide::Type halide_type(DType t);
+
+/**
+ * Lowers s. gpu selects GPU annotations (bind) as gpu_blocks / gpu_threads.
+ * Raises CodegenError (with the Halide message) when Halide rejects the schedule.
+ */
+LoweredPipeline lower(const Schedule &s);
+
+}  // namespace codegen
+}  // namespace tetune

@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include "codegen/kernel.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace {
+
+std::vector<Tensor> gemm(int M, int N, int K) {
+  Tensor A = placeholder({M, K}, float32(), "A");
+  Tensor B = placeholder({K, N}, float32(), "B");
+  IterVar k = reduce_axis(K, "k");
+  Tensor C = compute({M, N}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return {A, B, C};
+}
+
+NDArray ref_gemm(const NDArray &a, const NDArray &b, int M, int N, int K) {
+  NDArray c({M, N}, float32());
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double s = 0;
+      for (int k = 0; k < K; k++) s += a.data<float>()[i * K + k] * b.data<float>()[k * N + j];
+      c.data<float>()[i * N + j] = static_cast<float>(s);
+    }
+  return c;
+}
+
+TEST(Codegen, GemmDefaultAndTiled) {
+  int M = 37, N = 45, K = 29;
+  auto t = gemm(M, N, K);
+  NDArray a = NDArray::random({M, K}, float32(), 1), b = NDArray::random({K, N}, float32(), 2);
+  NDArray ref = ref_gemm(a, b, M, N, K);
+  Schedule s0({t[2]});
+  auto out0 = Kernel::build(s0).run({a, b});
+  EXPECT_TRUE(all_close(out0[0], ref, 1e-4, 1e-5));
+
+  Schedule s({t[2]});
+  s.cache_write("C");
+  auto tiles = s.tile("C", "i", "j", 8, 16);
+  s.parallel("C", tiles[0]);
+  s.vectorize("C", tiles[3]);
+  s.compute_at("C.local", "C", tiles[1]);
+  auto [ko, ki] = s.split("C.local", "k", 4);
+  auto [jo, ji] = s.split("C.local", "j", 16);
+  s.reorder("C.local", {ko, "i", ki, jo, ji});
+  s.vectorize("C.local", ji);
+  s.unroll("C.local", ki);
+  Kernel k = Kernel::build(s);
+  auto out = k.run({a, b});
+  std::string where;
+  EXPECT_TRUE(all_close(out[0], ref, 1e-4, 1e-5, &where)) << where;
+  EXPECT_FALSE(k.loop_nest().loops.empty());
+
+  Schedule r = replay({t[2]}, trace_from_json(trace_to_json(s)));
+  EXPECT_EQ(r.trace(), s.trace());
+}
+
+TEST(Codegen, IllegalStepsRaise) {
+  auto t = gemm(8, 8, 8);
+  Schedule s({t[2]});
+  EXPECT_THROW(s.split("C", "nope", 4), ScheduleError);
+  s.split("C", "i", 4);
+  EXPECT_THROW(s.split("C", "i", 2), ScheduleError);
+  EXPECT_THROW(s.vectorize("C", "k"), ScheduleError);
+  EXPECT_THROW(s.compute_inline("C"), ScheduleError);
+}
+
+}  // namespace
+}  // namespace tetune
