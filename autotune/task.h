@@ -1,0 +1,33 @@
+// Tuning tasks: one compute (an operator or a fused group) with concrete
+// shapes and dtypes, for one target.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel.h"
+#include "te/tensor.h"
+
+namespace tetune {
+namespace autotune {
+
+struct Task {
+  std::string name;              // readable, e.g. "matmul_1024x1024x1024"
+  std::vector<Tensor> outputs;   // the compute DAG's outputs
+  Target target;
+  int threads = 1;               // worker threads the kernel will run with
+  std::string workload_key;      // workload_key(outputs): equal computes share it
+  double flops = 0;              // flop_count(outputs), for GFLOP/s
+  double weight = 1;             // occurrences in a model (task scheduler)
+
+  /** Inputs of the compute in kernel argument order (Schedule(outputs).inputs()). */
+  std::vector<Tensor> inputs() const;
+};
+
+/** Builds a task; computes workload_key and flops. Raises Error on an empty DAG. */
+Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const Target &target = Target{},
+               int threads = 1);
+
+}  // namespace autotune
+}  // namespace tetune
