@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,26 @@
 #include "te/tensor.h"
 
 namespace tetune {
+
+/** 64-byte aligned allocation (a cache line; what AVX-512 aligned loads want). */
+template <typename T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <typename U>
+  AlignedAllocator(const AlignedAllocator<U> &) {}  // NOLINT
+  T *allocate(size_t n) {
+    size_t bytes = ((n * sizeof(T) + 63) / 64) * 64;
+    void *p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const AlignedAllocator<U> &) const { return true; }
+  template <typename U>
+  bool operator!=(const AlignedAllocator<U> &) const { return false; }
+};
 
 class NDArray {
  public:
@@ -44,7 +66,7 @@ class NDArray {
   Shape shape_;
   DType dtype_ = float32();
   int64_t size_ = 0;
-  std::vector<uint64_t> storage_;  // 8-byte aligned
+  std::vector<uint64_t, AlignedAllocator<uint64_t>> storage_;  // 64-byte aligned
 };
 
 /** Max |a-b| over all elements; raises ShapeError if shapes differ. */

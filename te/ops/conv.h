@@ -1,0 +1,49 @@
+// 2-D convolutions, NCHW activations, ONNX Conv / ConvTranspose semantics.
+//
+// Attributes (AttributeError naming the op and attribute when out of range):
+//   strides   {sh, sw}, >= 1
+//   pads      {top, left, bottom, right} (ONNX order; {ph, pw} means symmetric), >= 0
+//   dilations {dh, dw}, >= 1
+//   groups    >= 1, dividing C and O (groups == C == O is depthwise)
+// Dtypes: x, w (and bias) share one dtype (DTypeError), accumulation in it.
+// Stages: when any pad is non-zero, "<name>.pad" (tag "injective") zero-pads the
+// input; the reduction (reduce axes "rc", "ry", "rx"; output axes n, c, h, w)
+// is <name> (tag "conv2d" / "conv2d_transpose"), or "<name>.conv" when a bias
+// is given, followed by <name> = conv + bias[c] (tag "broadcast").
+// attrs: op, strides, pads, dilations, groups (and output_padding).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "te/tensor.h"
+
+namespace tetune {
+namespace ops {
+
+/**
+ * x [N, C, H, W], w [O, C / groups, KH, KW], bias [O] or Tensor() -> y [N, O, OH, OW]:
+ *   OH = floor((H + top + bottom - dh * (KH - 1) - 1) / sh) + 1   (likewise OW)
+ *   y[n, o, h, w] = sum_{rc, ry, rx} xpad[n, g * C/groups + rc, h*sh + ry*dh, w*sw + rx*dw] * w[o, rc, ry, rx]
+ *   with g = o / (O / groups). ShapeError when the channel counts disagree or OH < 1.
+ */
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), const std::vector<int64_t> &strides = {1, 1},
+              const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::vector<int64_t> &dilations = {1, 1},
+              int64_t groups = 1, const std::string &name = "conv2d");
+
+/**
+ * ONNX ConvTranspose: x [N, C, H, W], w [C, O / groups, KH, KW], bias [O] or Tensor() -> [N, O, OH, OW]:
+ *   OH = sh * (H - 1) + output_padding_h + dh * (KH - 1) + 1 - top - bottom
+ *   y[n, o, oh, ow] = sum over c in o's group, ky, kx with oh + top = ih*sh + ky*dh (likewise w)
+ *                     of x[n, c, ih, iw] * w[c, o % (O/groups), ky, kx]
+ * Implemented as "<name>.pad" (the stride-dilated, padded input, tag
+ * "injective") followed by a stride-1 correlation with the flipped kernel.
+ * output_padding {oph, opw} must be < stride or < dilation (AttributeError).
+ */
+Tensor conv2d_transpose(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(),
+                        const std::vector<int64_t> &strides = {1, 1}, const std::vector<int64_t> &pads = {0, 0, 0, 0},
+                        const std::vector<int64_t> &dilations = {1, 1}, const std::vector<int64_t> &output_padding = {0, 0},
+                        int64_t groups = 1, const std::string &name = "conv2d_transpose");
+
+}  // namespace ops
+}  // namespace tetune

@@ -1,0 +1,78 @@
+// Data-movement operators (all tagged "injective"; attrs["op"] = ONNX op).
+//
+// Layout: any rank, row-major. Dtypes: outputs keep the input dtype. Axes may be
+// negative (counted from the end); an axis out of range raises AttributeError
+// naming the op and attribute. A result with a zero-extent axis raises
+// ShapeError (tensors cannot be empty).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "te/tensor.h"
+
+namespace tetune {
+namespace ops {
+
+/** ONNX Concat: joins tensors along axis; all other extents and dtypes must agree (ShapeError / DTypeError). */
+Tensor concat(const std::vector<Tensor> &tensors, int64_t axis, const std::string &name = "concat");
+
+/**
+ * ONNX Split: sizes along axis (empty = `num_outputs` equal parts, the last one
+ * smaller when the extent does not divide, as ONNX-18). Outputs are named
+ * "<name>.0", "<name>.1", ... AttributeError when sizes do not sum to the extent.
+ */
+std::vector<Tensor> split(const Tensor &x, int64_t axis, const std::vector<int64_t> &sizes, int num_outputs = 2,
+                          const std::string &name = "split");
+
+/**
+ * ONNX Slice: for each listed axis (default: 0..n-1) take start:end:step
+ * (default step 1; step 0 raises AttributeError). Negative starts/ends count
+ * from the end; they are clamped to [0, dim] for positive steps and
+ * [-1, dim-1] for negative steps. Output extent ceil((end-start)/step).
+ */
+Tensor slice(const Tensor &x, const std::vector<int64_t> &starts, const std::vector<int64_t> &ends,
+             const std::vector<int64_t> &axes = {}, const std::vector<int64_t> &steps = {},
+             const std::string &name = "slice");
+
+/** ONNX Transpose: out axis i is input axis perm[i] (empty perm = reverse). AttributeError for a non-permutation. */
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, const std::string &name = "transpose");
+
+/**
+ * ONNX Reshape: 0 copies the input extent at that position (allowzero=0), one
+ * -1 is inferred. ShapeError when element counts differ; AttributeError for
+ * two -1s or a value < -1.
+ */
+Tensor reshape(const Tensor &x, const Shape &new_shape, const std::string &name = "reshape");
+
+/** ONNX Flatten: [prod(shape[:axis]), prod(shape[axis:])], axis in [-r, r]. */
+Tensor flatten(const Tensor &x, int64_t axis = 1, const std::string &name = "flatten");
+
+/** ONNX Squeeze: removes the listed extent-1 axes (empty = all extent-1 axes); ShapeError if an axis is not 1. */
+Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {}, const std::string &name = "squeeze");
+
+/** ONNX Unsqueeze (opset 13): inserts extent-1 axes; axes index the output (rank + len(axes)). */
+Tensor unsqueeze(const Tensor &x, const std::vector<int64_t> &axes, const std::string &name = "unsqueeze");
+
+/**
+ * ONNX Pad: pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...] (2*rank
+ * values; negative values crop). mode "constant" (fill `value`), "edge"
+ * (repeat the border) or "reflect" (mirror without repeating the border;
+ * needs pad < extent). AttributeError for a bad mode or pad.
+ */
+Tensor pad(const Tensor &x, const std::vector<int64_t> &pads, const std::string &mode = "constant", double value = 0.0,
+           const std::string &name = "pad");
+
+/**
+ * ONNX Gather: out shape = data.shape[:axis] + indices.shape + data.shape[axis+1:].
+ * indices int32 / int64 (DTypeError otherwise); a negative index i means
+ * i + extent. Indices are clamped into range (out-of-range indices are
+ * undefined in ONNX; clamping keeps compiled code in bounds).
+ */
+Tensor gather(const Tensor &data, const Tensor &indices, int64_t axis = 0, const std::string &name = "gather");
+
+/** ONNX Expand: broadcasts x to broadcast_shapes(x.shape, shape). */
+Tensor expand(const Tensor &x, const Shape &shape, const std::string &name = "expand");
+
+}  // namespace ops
+}  // namespace tetune

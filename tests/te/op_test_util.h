@@ -1,0 +1,89 @@
+// Helpers for the TE operator tests.
+//
+// Every op test evaluates its tensors through evaluate() (today the plain
+// interpreter; later also compiled code, compared against it) and checks the
+// result against an independent reference written as plain C++ loops.
+//
+// Tolerances (default_tolerance in te/ndarray.h), |a - e| <= atol + rtol * |e|:
+//   float32 rtol 1e-4 atol 1e-5; float16 rtol 1e-2 atol 1e-3;
+//   bfloat16 rtol 2e-2 atol 1e-2; integers and bool exact.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "te/interpreter.h"
+#include "te/ndarray.h"
+#include "te/tensor.h"
+
+namespace tetune {
+namespace test {
+
+/** Evaluates outputs given data for inputs (the single entry point of all op tests). */
+inline std::vector<NDArray> evaluate(const std::vector<Tensor> &outputs, const std::vector<Tensor> &inputs,
+                                     const std::vector<NDArray> &data) {
+  return interpret(outputs, inputs, data);
+}
+
+/** Uniform random data in [lo, hi) from a fixed seed. */
+inline NDArray random(const Shape &shape, DType dtype = float32(), uint64_t seed = 1, double lo = -1.0, double hi = 1.0) {
+  return NDArray::random(shape, dtype, seed, lo, hi);
+}
+
+/** All elements as floats (row-major). */
+inline std::vector<float> to_vec(const NDArray &a) {
+  std::vector<float> v(static_cast<size_t>(a.size()));
+  for (int64_t i = 0; i < a.size(); i++) v[static_cast<size_t>(i)] = static_cast<float>(a.get(i));
+  return v;
+}
+
+/** An array of dtype holding values (converted like NDArray::set). */
+inline NDArray from_vec(const Shape &shape, const std::vector<float> &values, DType dtype = float32()) {
+  NDArray a(shape, dtype);
+  EXPECT_EQ(static_cast<int64_t>(values.size()), a.size()) << "from_vec: wrong number of values for " << shape_str(shape);
+  for (int64_t i = 0; i < a.size() && i < static_cast<int64_t>(values.size()); i++) a.set(i, values[static_cast<size_t>(i)]);
+  return a;
+}
+
+/** Expects actual == expected within default_tolerance(dtype) (shape and dtype checked too). */
+inline void expect_close(const NDArray &actual, const NDArray &expected, DType dtype) {
+  ASSERT_EQ(shape_str(actual.shape()), shape_str(expected.shape()));
+  EXPECT_EQ(actual.dtype().str(), dtype.str());
+  auto tol = default_tolerance(dtype);
+  std::string where;
+  EXPECT_TRUE(all_close(actual, expected, tol.first, tol.second, &where)) << where;
+}
+
+/** Same against a reference vector (stored into dtype first, so it rounds like storage). */
+inline void expect_close(const NDArray &actual, const std::vector<float> &expected, const Shape &shape, DType dtype = float32()) {
+  expect_close(actual, from_vec(shape, expected, dtype), dtype);
+}
+
+/** Row-major strides of a shape. */
+inline std::vector<int64_t> strides_of(const Shape &s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (int d = static_cast<int>(s.size()) - 2; d >= 0; d--) st[d] = st[d + 1] * s[d + 1];
+  return st;
+}
+
+/** Multi-index of a flat row-major position. */
+inline std::vector<int64_t> unflatten(int64_t flat, const Shape &s) {
+  std::vector<int64_t> idx(s.size());
+  for (int d = static_cast<int>(s.size()) - 1; d >= 0; d--) {
+    idx[d] = flat % s[d];
+    flat /= s[d];
+  }
+  return idx;
+}
+
+inline int64_t numel(const Shape &s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+}  // namespace test
+}  // namespace tetune
