@@ -245,7 +245,9 @@ double median_ms_of(std::function<void()> fn, int warmup, int repeats) {
 int repeats_for(double one_ms, double target_s) {
   if (!(one_ms > 0)) return 200;
   double r = target_s * 1000.0 / one_ms;
-  return static_cast<int>(std::max(5.0, std::min(200.0, std::ceil(r))));
+  // Slow kernels (> 0.3 s a call) get at least 3 repeats, others at least 5.
+  const double lo = one_ms > 300.0 ? 3.0 : 5.0;
+  return static_cast<int>(std::max(lo, std::min(200.0, std::ceil(r))));
 }
 
 BenchResult check_and_time(const BenchSpec &spec, const std::string &impl, int threads,
@@ -278,10 +280,11 @@ BenchResult check_and_time(const BenchSpec &spec, const std::string &impl, int t
     return r;
   }
 
-  // Warm-up: at least 2 calls and at least ~0.2 s; the last one sizes repeats.
+  // Warm-up (the checked call above was the first): one more call, then more
+  // until ~0.2 s is spent; the last one sizes the repeats.
   double one = 0, spent = 0;
   int w = 0;
-  while (w < 2 || (spent < 200.0 && w < 50)) {
+  while (w < 1 || (spent < 200.0 && w < 50)) {
     one = time_once_ms(run);
     spent += one;
     ++w;
@@ -341,6 +344,7 @@ std::string to_json(const BenchResult &r, const std::string &run_id) {
      << (r.ok() ? json_number(r.median_ms) : "null")
      << ",\"gflops\":" << (r.ok() ? json_number(r.gflops) : "null")
      << ",\"max_abs_err\":" << (r.max_abs_err >= 0 ? json_number(r.max_abs_err) : "null")
+     << ",\"best_ms\":" << (r.ok() && r.best_ms > 0 ? json_number(r.best_ms) : "null")
      << ",\"repeats\":" << r.repeats << ",\"note\":\"" << json_escape(r.note) << "\"";
   if (!r.ok()) os << ",\"error\":\"" << json_escape(r.error) << "\"";
   if (!run_id.empty()) os << ",\"run\":\"" << json_escape(run_id) << "\"";
@@ -431,6 +435,10 @@ BenchResult from_json(const std::string &line) {
     else if (key == "repeats") r.repeats = static_cast<int>(p.num());
     else if (key == "median_ms") r.median_ms = p.num();
     else if (key == "gflops") r.gflops = p.num();
+    else if (key == "best_ms") {
+      double v = p.num();
+      r.best_ms = std::isnan(v) ? 0 : v;
+    }
     else if (key == "max_abs_err") {
       double v = p.num();
       r.max_abs_err = std::isnan(v) ? -1 : v;
@@ -488,9 +496,9 @@ void print_table(const std::vector<BenchResult> &results, std::FILE *out) {
     if (it == base.end() || r.median_ms < it->second.first) base[key] = {r.median_ms, r.impl};
   }
   const char *ratio_name = any_tetune ? "x tetune" : "x onednn";
-  std::fprintf(out, "%-16s %-22s %3s %11s %9s %9s %10s  %s\n", "bench", "impl", "thr",
-               "median_ms", "GFLOP/s", ratio_name, "max_err", "note");
-  std::fprintf(out, "%s\n", std::string(110, '-').c_str());
+  std::fprintf(out, "%-16s %-22s %3s %11s %11s %9s %9s %10s  %s\n", "bench", "impl", "thr",
+               "median_ms", "best_ms", "GFLOP/s", ratio_name, "max_err", "note");
+  std::fprintf(out, "%s\n", std::string(122, '-').c_str());
   std::string last_bench;
   for (const auto &r : results) {
     if (!last_bench.empty() && r.bench != last_bench) std::fprintf(out, "\n");
@@ -498,8 +506,9 @@ void print_table(const std::vector<BenchResult> &results, std::FILE *out) {
     char err[32] = "-";
     if (r.max_abs_err >= 0) std::snprintf(err, sizeof err, "%.2e", r.max_abs_err);
     if (!r.ok()) {
-      std::fprintf(out, "%-16s %-22s %3d %11s %9s %9s %10s  ERROR: %s%s%s\n", r.bench.c_str(),
-                   r.impl.c_str(), r.threads, "-", "-", "-", err, r.error.c_str(),
+      std::fprintf(out, "%-16s %-22s %3d %11s %11s %9s %9s %10s  ERROR: %s%s%s\n",
+                   r.bench.c_str(), r.impl.c_str(), r.threads, "-", "-", "-", "-", err,
+                   r.error.c_str(),
                    r.note.empty() ? "" : " | ", r.note.c_str());
       continue;
     }
@@ -508,10 +517,16 @@ void print_table(const std::vector<BenchResult> &results, std::FILE *out) {
     if (it != base.end() && it->second.first > 0) {
       std::snprintf(ratio, sizeof ratio, "%.2f", r.median_ms / it->second.first);
     }
-    std::fprintf(out, "%-16s %-22s %3d %11.3f %9.1f %9s %10s  %s\n", r.bench.c_str(),
-                 r.impl.c_str(), r.threads, r.median_ms, r.gflops, ratio, err, r.note.c_str());
+    char best[32] = "-";
+    if (r.best_ms > 0) std::snprintf(best, sizeof best, "%.3f", r.best_ms);
+    std::fprintf(out, "%-16s %-22s %3d %11.3f %11s %9.1f %9s %10s  %s\n", r.bench.c_str(),
+                 r.impl.c_str(), r.threads, r.median_ms, best, r.gflops, ratio, err,
+                 r.note.c_str());
   }
-  std::fprintf(out, "\nratio = median_ms / median_ms of %s for the same bench and threads\n",
+  std::fprintf(out,
+               "\nratio = median_ms / median_ms of %s for the same bench and threads;\n"
+               "median_ms = median over rounds of each run's median, best_ms = min over rounds;\n"
+               "bg load = CPUs used by other processes during each run (2-CPU machine)\n",
                any_tetune ? "the fastest tetune* impl" : "onednn");
 }
 

@@ -63,7 +63,8 @@ struct BenchResult {
   std::string note;
   // --- fields beyond the basic record ---
   double max_abs_err = -1;  // vs the reference loop; -1 = not checked
-  int repeats = 0;          // timed repeats the median was taken over
+  int repeats = 0;          // timed repeats (summed over --rounds in the final rows)
+  double best_ms = 0;       // min over --rounds of the per-round medians (0 = n/a)
   std::string error;        // non-empty: this is an error row (no time)
   bool ok() const { return error.empty(); }
 };
@@ -136,7 +137,7 @@ void reference_conv2d(const BenchSpec &spec, const float *in, const float *w, fl
 /** If set, bench_data() reads/writes "<dir>/<bench>.ref" (raw fp32). */
 void set_reference_cache_dir(const std::string &dir);
 
-/** Max |ref| based absolute tolerance used by the correctness check. */
+/** Absolute tolerance of the correctness check: 1e-5 * reduction_len(). */
 double tolerance_for(const BenchSpec &spec);
 
 // ---------------------------------------------------------------------------
@@ -145,7 +146,8 @@ double tolerance_for(const BenchSpec &spec);
 /** Median over `repeats` runs of fn (after `warmup` untimed runs), in ms. */
 double median_ms_of(std::function<void()> fn, int warmup, int repeats);
 
-/** Picks repeats so repeats * one_ms ~= target_s (clamped to [5, 200]). */
+/** Picks repeats so repeats * one_ms ~= target_s (clamped to [5, 200];
+ *  at least 3 instead of 5 when one call takes over 0.3 s). */
 int repeats_for(double one_ms, double target_s = 1.5);
 
 /**
@@ -155,7 +157,8 @@ int repeats_for(double one_ms, double target_s = 1.5);
  *     read_output(dst) (dst has spec.output_elems() floats, row-major/NCHW),
  *  3. compares with the reference: max abs error > tolerance_for(spec) gives
  *     an error row (no timing),
- *  4. otherwise warms up, picks repeats (~1.5 s total) and returns the median.
+ *  4. otherwise warms up (>= 1 more call, ~0.2 s), picks repeats (~1.5 s
+ *     total, see repeats_for) and returns the median.
  * Only run() is timed; read_output and poisoning are not.
  */
 BenchResult check_and_time(const BenchSpec &spec, const std::string &impl, int threads,

@@ -8,10 +8,12 @@
 // "@@RESULT {json}" lines; the parent prints the table and appends the JSON
 // lines to bench/results/kernels.jsonl.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +38,13 @@ const char *kUsage = R"(usage: kernels [options]
   --out PATH       JSONL file to append to (default $BUILD_WORKSPACE_DIRECTORY/bench/results/kernels.jsonl)
   --no-jsonl       do not write JSON lines
   --inprocess      run everything in this process (debugging; Halide thread counts then unreliable)
+  --rounds R       run every child up to R times, interleaved (reverse order on odd rounds),
+                   and report the median over rounds of the per-child medians (default 3)
+  --rounds-max-ms T  rounds after the first only for rows whose first median is <= T ms
+                   (default 250: the slow Halide rows run once, keeping the run < 5 min)
   --child-timeout S  kill a child after S seconds (default 300)
+  --quiet-wait S   before each child wait up to S s (default 1) for other processes to use < 0.3 CPU
+  --verbose        show the children's stderr (Halide autoscheduler logs) even on success
   --list           list benches and impls and exit
 )";
 
@@ -46,6 +54,10 @@ struct Options {
   std::string out;
   bool no_jsonl = false, inprocess = false, child = false, list = false;
   int child_timeout = 300;
+  int rounds = 3;
+  double rounds_max_ms = 250;
+  bool verbose = false;
+  double quiet_wait_s = 1;
   std::string ref_dir;
   // --child mode: exact names.
   std::string child_bench, child_impl;
@@ -86,6 +98,10 @@ Options parse(int argc, char **argv) {
     else if (a == "--no-jsonl") o.no_jsonl = true;
     else if (a == "--inprocess") o.inprocess = true;
     else if (a == "--child-timeout") o.child_timeout = std::stoi(next());
+    else if (a == "--rounds") o.rounds = std::max(1, std::stoi(next()));
+    else if (a == "--verbose") o.verbose = true;
+    else if (a == "--rounds-max-ms") o.rounds_max_ms = std::stod(next());
+    else if (a == "--quiet-wait") o.quiet_wait_s = std::stod(next());
     else if (a == "--list") o.list = true;
     else if (a == "--child") o.child = true;
     else if (a == "--child-bench") o.child_bench = next();
@@ -128,6 +144,41 @@ bool run_one(const tb::ImplEntry &impl, const tb::BenchSpec &spec, int threads,
   }
 }
 
+// Busy and total jiffies of the whole machine (first line of /proc/stat).
+struct CpuStat {
+  double busy = 0, total = 0;
+};
+CpuStat cpu_stat() {
+  CpuStat st;
+  std::FILE *f = std::fopen("/proc/stat", "r");
+  if (!f) return st;
+  unsigned long long v[8] = {0};
+  if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                  &v[4], &v[5], &v[6], &v[7]) == 8) {
+    st.busy = static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+    st.total = st.busy + static_cast<double>(v[3] + v[4]);
+  }
+  std::fclose(f);
+  return st;
+}
+
+// Waits (at most max_s) until the rest of the machine uses < 0.3 CPU over a
+// 0.25 s window. Returns the last measured load in CPUs.
+double wait_for_quiet(double max_s) {
+  const long ncpu = ::sysconf(_SC_NPROCESSORS_ONLN);
+  const auto t0 = std::chrono::steady_clock::now();
+  double load = 0;
+  while (true) {
+    CpuStat a = cpu_stat();
+    ::usleep(250000);
+    CpuStat b = cpu_stat();
+    load = b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) * ncpu : 0;
+    if (load < 0.3) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > max_s) break;
+  }
+  return load;
+}
+
 std::string now_id() {
   std::time_t t = std::time(nullptr);
   char buf[64];
@@ -136,9 +187,14 @@ std::string now_id() {
 }
 
 // Spawns `self --child ...`; returns its results (possibly an error row).
+// *bg_load: CPUs used by other processes while the child ran (machine busy
+// time minus the child's own CPU time, over its wall time).
 std::vector<tb::BenchResult> run_child(const Options &o, const std::string &bench,
-                                       const std::string &impl, int threads, bool *skipped) {
+                                       const std::string &impl, int threads, bool *skipped,
+                                       double *bg_load) {
   *skipped = false;
+  const CpuStat st0 = cpu_stat();
+  const auto wall0 = std::chrono::steady_clock::now();
   std::vector<std::string> args = {"/proc/self/exe", "--child", "--child-bench", bench,
                                    "--child-impl", impl, "--threads", std::to_string(threads)};
   if (!o.ref_dir.empty()) {
@@ -150,7 +206,13 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) throw tetune::Error("kernels: fork() failed");
+  const std::string err_path =
+      (o.ref_dir.empty() ? std::string("/tmp") : o.ref_dir) + "/child_stderr_" + std::to_string(::getpid());
   if (pid == 0) {
+    if (!o.verbose) {
+      FILE *ef = std::fopen(err_path.c_str(), "w");
+      if (ef) ::dup2(::fileno(ef), 2);
+    }
     ::dup2(fds[1], 1);
     ::close(fds[0]);
     ::close(fds[1]);
@@ -170,7 +232,28 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
   while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
   ::close(fds[0]);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage ru;
+  std::memset(&ru, 0, sizeof ru);
+  ::wait4(pid, &status, 0, &ru);
+  {
+    const CpuStat st1 = cpu_stat();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const double child_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+                             ru.ru_stime.tv_usec * 1e-6;
+    const double busy_s = (st1.busy - st0.busy) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    *bg_load = wall > 0 ? std::max(0.0, (busy_s - child_cpu) / wall) : 0;
+  }
+  std::string child_err;
+  if (!o.verbose) {
+    std::FILE *ef = std::fopen(err_path.c_str(), "r");
+    if (ef) {
+      while (size_t m = std::fread(buf, 1, sizeof buf, ef)) child_err.append(buf, m);
+      std::fclose(ef);
+    }
+    ::unlink(err_path.c_str());
+  }
+  const bool child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 
   std::vector<tb::BenchResult> results;
   std::istringstream lines(text);
@@ -189,8 +272,13 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
       std::fprintf(stderr, "  [child] %s\n", line.c_str());
     }
   }
+  bool any_error = !child_ok || results.empty();
+  for (const auto &r : results) any_error |= !r.ok();
+  if (any_error && !child_err.empty()) {
+    std::fprintf(stderr, "  ---- child stderr ----\n%s  ----------------------\n", child_err.c_str());
+  }
   if (results.empty()) {
-    if (saw_skip && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (saw_skip && child_ok) {
       *skipped = true;
       return results;
     }
@@ -232,6 +320,19 @@ int child_main(const Options &o) {
   return 0;
 }
 
+std::string loadavg() {
+  std::FILE *f = std::fopen("/proc/loadavg", "r");
+  if (!f) return "?";
+  char buf[128] = {0};
+  if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+  std::fclose(f);
+  std::string s(buf);
+  // First three fields: 1, 5, 15 minute load averages.
+  size_t pos = 0;
+  for (int i = 0; i < 3 && pos != std::string::npos; ++i) pos = s.find(' ', pos + 1);
+  return s.substr(0, pos);
+}
+
 std::string default_out() {
   const char *ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   std::string root = ws && *ws ? ws : ".";
@@ -270,41 +371,115 @@ int parent_main(Options o) {
   }
 
   const std::string run_id = now_id();
-  std::vector<tb::BenchResult> all;
+  const std::string load_start = loadavg();
   const auto t_start = std::chrono::steady_clock::now();
-  const size_t total = specs.size() * impls.size() * o.threads.size();
+  struct Combo {
+    const tb::BenchSpec *spec;
+    const tb::ImplEntry *impl;
+    int threads;
+    std::vector<tb::BenchResult> rounds;  // one per round (ok or error)
+    std::vector<double> bg;                // background load per round (CPUs)
+    bool skipped = false;
+  };
+  std::vector<Combo> combos;
+  for (const auto &spec : specs)
+    for (const auto &impl : impls)
+      for (int threads : o.threads) combos.push_back(Combo{&spec, &impl, threads, {}, {}, false});
+  size_t total = combos.size();
   size_t idx = 0;
-  for (const auto &spec : specs) {
-    for (const auto &impl : impls) {
-      for (int threads : o.threads) {
-        ++idx;
-        std::fprintf(stderr, "[%zu/%zu] %s %s threads=%d ...\n", idx, total, spec.name.c_str(),
-                     impl.name.c_str(), threads);
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<tb::BenchResult> got;
-        bool skipped = false;
-        if (o.inprocess) {
-          set_thread_env(threads);
-          tb::BenchResult r;
-          if (run_one(impl, spec, threads, &r)) got.push_back(r);
-          else skipped = true;
+  for (int round = 0; round < o.rounds; ++round) {
+    if (round == 1) {
+      size_t again = 0;
+      for (const auto &c : combos)
+        again += !c.rounds.empty() && c.rounds.front().ok() &&
+                 c.rounds.front().median_ms <= o.rounds_max_ms;
+      total += again * (o.rounds - 1);
+    }
+    for (size_t ci = 0; ci < combos.size(); ++ci) {
+      Combo &c = combos[round % 2 ? combos.size() - 1 - ci : ci];
+      if (c.skipped) continue;
+      if (round > 0) {
+        // Error rows stay errors; slow rows are not repeated (time budget).
+        if (c.rounds.empty() || !c.rounds.front().ok()) continue;
+        if (c.rounds.front().median_ms > o.rounds_max_ms) continue;
+      }
+      ++idx;
+      std::fprintf(stderr, "[%zu/%zu] round %d: %s %s threads=%d ...\n", idx, total, round + 1,
+                   c.spec->name.c_str(), c.impl->name.c_str(), c.threads);
+      const auto t0 = std::chrono::steady_clock::now();
+      std::vector<tb::BenchResult> got;
+      bool skipped = false;
+      double bg = -1;
+      if (o.inprocess) {
+        set_thread_env(c.threads);
+        tb::BenchResult r;
+        if (run_one(*c.impl, *c.spec, c.threads, &r)) got.push_back(r);
+        else skipped = true;
+      } else {
+        if (o.quiet_wait_s > 0) wait_for_quiet(o.quiet_wait_s);
+        got = run_child(o, c.spec->name, c.impl->name, c.threads, &skipped, &bg);
+      }
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (skipped) {
+        c.skipped = true;
+        std::fprintf(stderr, "    (not implemented for this bench)\n");
+        continue;
+      }
+      for (const auto &r : got) {
+        if (r.ok()) {
+          std::fprintf(stderr, "    %.3f ms  %.1f GFLOP/s  err %.2e  (%.1f s)\n", r.median_ms,
+                       r.gflops, r.max_abs_err, secs);
         } else {
-          got = run_child(o, spec.name, impl.name, threads, &skipped);
+          std::fprintf(stderr, "    ERROR %s  (%.1f s)\n", r.error.c_str(), secs);
         }
-        const double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        for (const auto &r : got) {
-          if (r.ok()) {
-            std::fprintf(stderr, "    %.3f ms  %.1f GFLOP/s  err %.2e  (%.1f s)\n", r.median_ms,
-                         r.gflops, r.max_abs_err, secs);
-          } else {
-            std::fprintf(stderr, "    ERROR %s  (%.1f s)\n", r.error.c_str(), secs);
-          }
-          all.push_back(r);
-        }
-        if (skipped) std::fprintf(stderr, "    (not implemented for this bench)\n");
+      }
+      if (bg >= 0) std::fprintf(stderr, "    background load %.2f CPUs\n", bg);
+      if (!got.empty()) {
+        c.rounds.push_back(got.front());
+        c.bg.push_back(bg);
       }
     }
+  }
+
+  // Median over rounds; any failed round makes the row an error row.
+  std::vector<tb::BenchResult> all;
+  for (const auto &c : combos) {
+    if (c.skipped || c.rounds.empty()) continue;
+    const tb::BenchResult *bad = nullptr;
+    std::vector<double> ms;
+    for (const auto &r : c.rounds) {
+      if (!r.ok() && !bad) bad = &r;
+      if (r.ok()) ms.push_back(r.median_ms);
+    }
+    if (bad) {
+      all.push_back(*bad);
+      continue;
+    }
+    tb::BenchResult r = c.rounds.front();
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    r.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    r.gflops = c.spec->flops() / (r.median_ms * 1e-3) / 1e9;
+    for (const auto &x : c.rounds) r.max_abs_err = std::max(r.max_abs_err, x.max_abs_err);
+    r.repeats = 0;
+    for (const auto &x : c.rounds) r.repeats += x.repeats;
+    r.best_ms = ms.front();
+    if (!c.bg.empty() && c.bg.front() >= 0) {
+      std::string b = "bg load";
+      char buf[32];
+      for (size_t i = 0; i < c.bg.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s%.1f", i ? "/" : " ", c.bg[i]);
+        b += buf;
+      }
+      r.note = b + " CPU; " + r.note;
+    }
+    if (n > 1) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "med of %zu runs %.3f..%.3f ms; ", n, ms.front(), ms.back());
+      r.note = buf + r.note;
+    }
+    all.push_back(r);
   }
   if (dir) {
     for (const auto &s : specs) ::unlink((std::string(dir) + "/" + s.name + ".ref").c_str());
@@ -315,7 +490,8 @@ int parent_main(Options o) {
   tb::print_table(all);
   const double total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  std::printf("total wall time %.1f s\n", total_s);
+  std::printf("total wall time %.1f s; load average (1/5/15 min) %s at start, %s at end, %ld CPUs\n",
+              total_s, load_start.c_str(), loadavg().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
   if (!o.no_jsonl) {
     const std::string path = o.out.empty() ? default_out() : o.out;
     tb::append_jsonl(path, all, run_id);
