@@ -1,0 +1,94 @@
+// Measuring schedule candidates in isolated child processes.
+//
+// Design (2 cores, so deliberately simple and sequential):
+//  * The Measurer never JIT-compiles or runs a kernel in the calling process
+//    (Halide's thread pool does not survive fork()). Everything that touches
+//    the JIT happens in a child made with fork(): one child per candidate.
+//  * Reference: on first use a child builds the task with the default
+//    Schedule(outputs), runs it on the fixed random inputs and sends the
+//    outputs back over a pipe; the parent keeps them in memory, so every later
+//    child sees them (copy-on-write) without further copying.
+//  * Per candidate: the parent replays the steps (ScheduleError ->
+//    kInvalidSchedule, no child needed); the child sets the thread count
+//    (set_num_threads(task.threads)), builds (CodegenError -> kCompileError),
+//    runs once and compares with the reference (kWrongAnswer, the message
+//    gives the max error), then times it: `warmup` runs, then `repeat`
+//    repeats of `number` runs each (number = 0: chosen so that one repeat
+//    lasts about min_repeat_ms); costs_ms = per-run time of every repeat,
+//    median_ms their median. Results come back over a pipe.
+//  * The parent waits at most timeout_s (compile + check + timing); then it
+//    kills the child (SIGKILL): kTimeout. A child killed by a signal: kCrash.
+//    A kernel raising at run time: kRuntimeError. Anything else: kUnknown.
+//    measure() never throws for a property of the candidate; it raises
+//    MeasureError only when the machinery fails (fork / pipe) or when the
+//    reference itself cannot be computed.
+//  * Test hook: MeasureInput::test_fault ("segfault" | "hang" | "wrong" |
+//    "compile_error" | "runtime_error") is executed inside the child.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/task.h"
+#include "schedule/schedule.h"
+#include "te/ndarray.h"
+#include "autotune/measure/record_store.h"
+
+namespace tetune {
+namespace autotune {
+
+struct MeasureOptions {
+  int number = 0;              // runs per repeat; 0 = auto from min_repeat_ms
+  int repeat = 3;              // timed repeats (costs_ms has this many values)
+  int warmup = 1;              // untimed runs before timing
+  double min_repeat_ms = 20;   // target duration of one repeat when number = 0
+  int max_number = 1000;       // cap of the automatic number
+  double timeout_s = 20;       // per candidate: compile + check + timing
+  double reference_timeout_s = 600;
+  double rtol = 1e-3;          // |out-ref| <= atol + rtol * max|ref| (scale-aware: reductions reorder)
+  double atol = 1e-5;
+  uint64_t seed = 1234;        // inputs are NDArray::random(shape, dtype, seed + i)
+  std::string test_fault;      // applied to every candidate (see MeasureInput::test_fault)
+};
+
+struct MeasureInput {
+  std::vector<Step> steps;     // the candidate's schedule steps
+  std::string test_fault;      // test hook: "", "segfault", "hang", "wrong", "compile_error", "runtime_error"
+};
+
+struct MeasureResult {
+  ErrorCode error = ErrorCode::kNoError;
+  std::string error_msg;
+  std::vector<double> costs_ms;
+  double median_ms = 0;        // +inf on error
+  double gflops = 0;           // task.flops / median; 0 on error
+  double compile_s = 0;        // build time in the child
+  double wall_s = 0;           // whole measurement, parent side
+  bool ok() const { return error == ErrorCode::kNoError; }
+};
+
+class Measurer {
+ public:
+  Measurer(const Task &task, const MeasureOptions &options = {});
+
+  /** Measures one candidate (sequentially, in a child process). */
+  MeasureResult measure(const MeasureInput &in);
+  /** Measures each candidate in order; one result per input. */
+  std::vector<MeasureResult> measure_batch(const std::vector<MeasureInput> &ins);
+
+  /** Computes (once) and returns the reference outputs. Raises MeasureError. */
+  const std::vector<NDArray> &reference();
+  const std::vector<NDArray> &inputs() const { return inputs_; }
+  const Task &task() const { return task_; }
+  const MeasureOptions &options() const { return options_; }
+
+ private:
+  Task task_;
+  MeasureOptions options_;
+  std::vector<NDArray> inputs_;
+  std::vector<NDArray> reference_;
+  bool have_reference_ = false;
+};
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,79 @@
+// The only autotune translation unit that sees tetune::log (no te headers here).
+#include "autotune/measure/record_store.h"
+
+#include <algorithm>
+
+#include "tuning_logs/database.h"
+#include "tuning_logs/error_code.h"
+#include "tuning_logs/records.h"
+#include "tuning_logs/target_info.h"
+
+namespace tetune {
+namespace autotune {
+
+static_assert(static_cast<int>(ErrorCode::kUnknown) == static_cast<int>(log::ErrorCode::kUnknown), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kInvalidSchedule) == static_cast<int>(log::ErrorCode::kInvalidSchedule), "");
+static_assert(static_cast<int>(ErrorCode::kCrash) == static_cast<int>(log::ErrorCode::kCrash), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kWrongAnswer) == static_cast<int>(log::ErrorCode::kWrongAnswer), "");
+static_assert(static_cast<int>(ErrorCode::kTimeout) == static_cast<int>(log::ErrorCode::kTimeout), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kCompileError) == static_cast<int>(log::ErrorCode::kCompileError), "");
+
+std::string error_name(ErrorCode c) { return log::to_string(static_cast<log::ErrorCode>(c)); }
+double median_of(std::vector<double> v) { return log::median_of(std::move(v)); }
+
+struct RecordStore::Impl {
+  log::TuningLog db;
+};
+
+RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
+                         const std::string &description_json, int threads)
+    : workload_key_(workload_key) {
+  path_ = db_path.empty() ? log::TuningLog::default_path() : db_path;
+  impl_.reset(new Impl{log::TuningLog::open(path_)});
+  log::TargetInfo t = log::host_target_info(std::max(1, threads));
+  target_key_ = t.key();
+  impl_->db.upsert_workload({workload_key, op_name, description_json});
+  impl_->db.upsert_target(t);
+}
+RecordStore::~RecordStore() = default;
+
+int64_t RecordStore::add(StoredRecord r) {
+  log::MeasureRecord m;
+  m.workload_key = workload_key_;
+  m.target_key = target_key_;
+  m.schedule_json = r.schedule_json;
+  m.costs_ms = r.costs_ms;
+  m.median_ms = r.median_ms;
+  m.error_code = r.error_code;
+  m.error_msg = r.error_msg;
+  m.gflops = r.gflops;
+  m.timestamp_unix_ms = r.timestamp_unix_ms ? r.timestamp_unix_ms : log::now_unix_ms();
+  m.tuner_version = r.tuner_version;
+  m.trial_index = r.trial_index;
+  return impl_->db.add_record(m);
+}
+
+std::vector<StoredRecord> RecordStore::records() const {
+  std::vector<StoredRecord> out;
+  for (const auto &m : impl_->db.records(workload_key_, target_key_)) {
+    StoredRecord r;
+    r.id = m.id;
+    r.schedule_json = m.schedule_json;
+    r.costs_ms = m.costs_ms;
+    r.median_ms = m.median_ms;
+    r.error_code = m.error_code;
+    r.error_msg = m.error_msg;
+    r.gflops = m.gflops;
+    r.timestamp_unix_ms = m.timestamp_unix_ms;
+    r.tuner_version = m.tuner_version;
+    r.trial_index = m.trial_index;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int64_t RecordStore::count() const { return impl_->db.count_records(workload_key_, target_key_); }
+std::string RecordStore::integrity_check() const { return impl_->db.integrity_check(); }
+
+}  // namespace autotune
+}  // namespace tetune

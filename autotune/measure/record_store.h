@@ -1,0 +1,71 @@
+// RecordStore: the tuner's view of the TuningLog (tuning_logs/database.h).
+//
+// tuning_logs' namespace tetune::log cannot be seen in one translation unit
+// together with te/expr.h's function tetune::log(Expr), so this header uses
+// only plain types; record_store.cc is the one place that includes both
+// sides' vocabulary (it includes no te header). ErrorCode mirrors
+// tetune::log::ErrorCode value for value (checked by static_assert).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tetune {
+namespace autotune {
+
+enum class ErrorCode : int {
+  kNoError = 0,
+  kCompileError = 1,
+  kRuntimeError = 2,
+  kTimeout = 3,
+  kWrongAnswer = 4,
+  kCrash = 5,
+  kInvalidSchedule = 6,
+  kUnknown = 7,
+};
+/** "no_error", "timeout", ... (tetune::log::to_string). */
+std::string error_name(ErrorCode c);
+
+/** Median (mean of the two middle values); +inf when empty. */
+double median_of(std::vector<double> v);
+
+/** One record (fields as tetune::log::MeasureRecord; costs in ms). */
+struct StoredRecord {
+  int64_t id = 0;
+  std::string schedule_json;
+  std::vector<double> costs_ms;
+  double median_ms = 0;
+  int error_code = 0;
+  std::string error_msg;
+  double gflops = 0;
+  int64_t timestamp_unix_ms = 0;
+  std::string tuner_version;
+  int trial_index = 0;
+  bool ok() const { return error_code == 0; }
+};
+
+/** A TuningLog bound to one (workload, target). Raises TuningLogError. */
+class RecordStore {
+ public:
+  /** Opens db_path (default path when empty), upserts the workload and the host target with `threads`. */
+  RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
+              const std::string &description_json, int threads);
+  ~RecordStore();
+  /** Commits one record (durable on return); returns its id. Timestamp filled in when 0. */
+  int64_t add(StoredRecord r);
+  std::vector<StoredRecord> records() const;
+  int64_t count() const;
+  std::string integrity_check() const;
+  const std::string &target_key() const { return target_key_; }
+  const std::string &path() const { return path_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string workload_key_, target_key_, path_;
+};
+
+}  // namespace autotune
+}  // namespace tetune

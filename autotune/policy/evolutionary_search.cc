@@ -1,0 +1,110 @@
+// EvolutionarySearch (Ansor, Zheng et al. OSDI 2020, section 5.1).
+//
+// Each batch: the initial population is the best measured points (up to 30%
+// of it) plus random samples; for `generations` rounds, parents are chosen
+// with probability proportional to their rank under the cost model, children
+// come from mutation (80%) or crossover (20%); the population is the best of
+// parents + children by predicted score. The batch is the top predicted fresh,
+// distinct points seen during the whole evolution, (1 - epsilon) of it; the
+// rest are random samples (epsilon-greedy exploration). Without a trained
+// cost model, the whole batch is random.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "autotune/policy/policy.h"
+
+namespace tetune {
+namespace autotune {
+namespace policy {
+namespace {
+
+class EvolutionarySearch : public SearchPolicy {
+ public:
+  explicit EvolutionarySearch(const PolicyContext &ctx) : ctx_(ctx), rng_(ctx.seed) {}
+  std::string name() const override { return "evolutionary"; }
+
+  std::vector<Point> next_batch(int n) override {
+    std::set<std::string> taken;
+    if (!ctx_.model || !ctx_.model->trained()) return sample_fresh(ctx_, rng_, n, &taken);
+    const int P = std::max(8, ctx_.population);
+    std::vector<Point> pop;
+    for (size_t i = 0; i < best_.size() && static_cast<int>(pop.size()) < P * 3 / 10; i++) pop.push_back(best_[i].point);
+    for (int t = 0; static_cast<int>(pop.size()) < P && t < 20 * P; t++) {
+      Point p = ctx_.space->sample(rng_);
+      if (ctx_.cache->info(p).valid) pop.push_back(std::move(p));
+    }
+    std::vector<double> sc = ctx_.scores(pop);
+    std::map<std::string, std::pair<double, Point>> seen;
+    auto record = [&](const Point &p, double s) {
+      if (!std::isfinite(s) || !ctx_.fresh(p)) return;
+      const std::string &k = ctx_.cache->info(p).steps_key;
+      if (!seen.count(k)) seen.emplace(k, std::make_pair(s, p));
+    };
+    for (size_t i = 0; i < pop.size(); i++) record(pop[i], sc[i]);
+    std::uniform_real_distribution<double> U(0, 1);
+    for (int g = 0; g < ctx_.generations && !pop.empty(); g++) {
+      // Rank-proportional parent selection.
+      std::vector<size_t> idx(pop.size());
+      for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
+      std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return sc[a] > sc[b]; });
+      std::vector<double> w(pop.size());
+      for (size_t r = 0; r < idx.size(); r++) w[idx[r]] = std::isfinite(sc[idx[r]]) ? static_cast<double>(idx.size() - r) : 0.0;
+      std::discrete_distribution<size_t> pick(w.begin(), w.end());
+      std::vector<Point> kids;
+      for (int c = 0; c < P; c++) {
+        const Point &a = pop[pick(rng_)];
+        if (U(rng_) < 0.2) kids.push_back(ctx_.space->crossover(a, pop[pick(rng_)], rng_));
+        else kids.push_back(ctx_.space->mutate(a, rng_));
+      }
+      std::vector<double> ks = ctx_.scores(kids);
+      for (size_t i = 0; i < kids.size(); i++) record(kids[i], ks[i]);
+      // Survivors: best P of parents + children (distinct keys).
+      std::vector<std::pair<double, Point>> all;
+      for (size_t i = 0; i < pop.size(); i++) all.emplace_back(sc[i], pop[i]);
+      for (size_t i = 0; i < kids.size(); i++) all.emplace_back(ks[i], kids[i]);
+      std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+      std::set<std::string> keys;
+      pop.clear();
+      sc.clear();
+      for (auto &e : all) {
+        if (static_cast<int>(pop.size()) >= P) break;
+        if (!std::isfinite(e.first) || !keys.insert(e.second.key()).second) continue;
+        pop.push_back(e.second);
+        sc.push_back(e.first);
+      }
+    }
+    std::vector<std::pair<double, Point>> ranked;
+    for (auto &kv : seen) ranked.push_back(kv.second);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    int n_model = n - static_cast<int>(std::round(ctx_.epsilon * n));
+    std::vector<Point> out;
+    for (auto &r : ranked) {
+      if (static_cast<int>(out.size()) >= n_model) break;
+      if (taken.insert(ctx_.cache->info(r.second).steps_key).second) out.push_back(r.second);
+    }
+    auto extra = sample_fresh(ctx_, rng_, n - static_cast<int>(out.size()), &taken);
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
+  }
+
+  void notify(const std::vector<Outcome> &results) override {
+    for (const auto &r : results)
+      if (r.ok) best_.push_back(r);
+    std::stable_sort(best_.begin(), best_.end(), [](const Outcome &a, const Outcome &b) { return a.gflops > b.gflops; });
+    if (best_.size() > 64) best_.resize(64);
+  }
+
+ private:
+  PolicyContext ctx_;
+  std::mt19937_64 rng_;
+  std::vector<Outcome> best_;
+};
+
+bool registered =
+    register_policy("evolutionary", [](const PolicyContext &c) { return std::make_unique<EvolutionarySearch>(c); });
+
+}  // namespace
+}  // namespace policy
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,64 @@
+// The search space as seen by search policies: an abstract interface, so that
+// the tuner works with the rule-based SearchSpace (autotune/search_space/,
+// adapted by policy/ansor_space.cc when that target is linked), with the
+// built-in BasicSpace (policy/basic_space.h), or with a test's fake space.
+// Spaces are looked up by name in a registry; a researcher adds one by
+// calling register_space() from a static initialiser in a linked library.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "autotune/task.h"
+#include "schedule/schedule.h"
+
+namespace tetune {
+namespace autotune {
+namespace policy {
+
+/** A point of a space: a sketch index plus named integer parameters (mirrors search_space.h's Candidate). */
+struct Point {
+  int sketch = 0;
+  std::map<std::string, int64_t> params;
+  /** Canonical text of (sketch, params). */
+  std::string key() const;
+};
+
+class Space {
+ public:
+  virtual ~Space() = default;
+  virtual std::string name() const = 0;
+  virtual Point sample(std::mt19937_64 &rng) const = 0;
+  virtual Point mutate(const Point &p, std::mt19937_64 &rng) const = 0;
+  virtual Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const = 0;
+  /** Schedule steps of p (replayable on the task's outputs). May raise ScheduleError. */
+  virtual std::vector<Step> steps(const Point &p) const = 0;
+  /** Recovers the point whose steps these are (used to warm-start from a database); nullopt if unknown. */
+  virtual std::optional<Point> from_steps(const std::vector<Step> &steps) const {
+    (void)steps;
+    return std::nullopt;
+  }
+};
+
+using SpaceFactory = std::function<std::unique_ptr<Space>(const Task &)>;
+
+/** Registers (or replaces) a space under a name. Returns true (for static initialisers). */
+bool register_space(const std::string &name, SpaceFactory f);
+/** Raises Error naming the known spaces when the name is unknown. */
+std::unique_ptr<Space> make_space(const std::string &name, const Task &task);
+std::vector<std::string> space_names();
+/** "ansor" when the rule-based SearchSpace is linked, else "basic". */
+std::string default_space_name();
+
+/** Canonical text of a step list (the dedup key of a schedule). */
+std::string steps_key(const std::vector<Step> &steps);
+
+}  // namespace policy
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,190 @@
+#include "autotune/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include "autotune/features/features.h"
+#include "autotune/policy/policy.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A stable CostModel handle whose implementation is replaced on each retrain.
+class SwappableModel : public cost_model::CostModel {
+ public:
+  std::unique_ptr<cost_model::CostModel> inner;
+  void update(const std::vector<std::vector<float>> &f, const std::vector<double> &t) override { inner->update(f, t); }
+  std::vector<double> predict(const std::vector<std::vector<float>> &f) const override { return inner->predict(f); }
+  void save(const std::string &p) const override { inner->save(p); }
+  void load(const std::string &p) override { inner->load(p); }
+  std::string name() const override { return inner->name(); }
+  bool trained() const override { return inner->trained(); }
+};
+
+std::string json_escape(const std::string &s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+}  // namespace
+
+TuneResult tune(const Task &task, const TuneOptions &opt) {
+  if (opt.trials < 0) throw Error("tune: trials must be >= 0");
+  if (opt.batch_size <= 0) throw Error("tune: batch_size must be > 0");
+  auto t0 = Clock::now();
+  TuneResult res;
+
+  std::string desc = "{\"name\": \"" + json_escape(task.name) + "\", \"flops\": " + std::to_string(task.flops) + "}";
+  RecordStore db(opt.db_path, task.workload_key, opt.op_name.empty() ? task.name : opt.op_name, desc,
+                 std::max(1, task.threads));
+  res.target_key = db.target_key();
+  auto space = policy::make_space(opt.space.empty() ? policy::default_space_name() : opt.space, task);
+  policy::PointCache cache(task, *space);
+  auto model = std::make_unique<SwappableModel>();
+  model->inner = policy::make_cost_model(opt.cost_model, opt.seed);
+  std::set<std::string> measured;
+  policy::PolicyContext ctx;
+  ctx.task = &task;
+  ctx.space = space.get();
+  ctx.cache = &cache;
+  ctx.model = model.get();
+  ctx.measured = &measured;
+  ctx.seed = opt.seed;
+  ctx.epsilon = opt.epsilon;
+  ctx.population = opt.population;
+  ctx.generations = opt.generations;
+  auto pol = policy::make_policy(opt.policy, ctx);
+
+  // Training data: features and throughputs of every record (failed = 0).
+  std::vector<std::vector<float>> train_x;
+  std::vector<double> train_y;
+  double best = 0;
+  int done = 0;
+  auto consider_best = [&](const StoredRecord &r) {
+    if (r.ok() && (!res.best || r.median_ms < res.best->median_ms)) res.best = r;
+    if (r.ok()) best = std::max(best, r.gflops);
+    res.curve.push_back(best);
+  };
+
+  if (opt.resume) {
+    auto old = db.records();
+    std::vector<policy::Outcome> outs;
+    auto tl = Clock::now();
+    for (const auto &r : old) {
+      consider_best(r);
+      done++;
+      try {
+        auto steps = trace_from_json(r.schedule_json);
+        measured.insert(policy::steps_key(steps));
+        Schedule s = replay(task.outputs, steps);
+        train_x.push_back(features::schedule_features(s, task));
+        train_y.push_back(r.ok() && std::isfinite(r.gflops) ? std::max(0.0, r.gflops) : 0.0);
+        if (auto p = space->from_steps(steps)) outs.push_back(policy::Outcome{*p, r.ok(), r.ok() ? r.gflops : 0.0});
+      } catch (const Error &) {
+        // A record this build cannot replay: still counted, not used for training.
+      }
+    }
+    res.search_s += since(tl);
+    if (!outs.empty()) pol->notify(outs);
+    if (!train_x.empty()) model->update(train_x, train_y);
+  }
+
+  Measurer measurer(task, opt.measure);
+  const int start_done = done;
+  int stalls = 0;
+  while (done < opt.trials) {
+    int n = std::min(opt.batch_size, opt.trials - done);
+    auto tl = Clock::now();
+    std::vector<policy::Point> batch = pol->next_batch(n);
+    for (const auto &p : batch) cache.with_features(p);
+    res.search_s += since(tl);
+    if (batch.empty()) {
+      if (++stalls >= 3) break;  // the space is exhausted
+      continue;
+    }
+    stalls = 0;
+    std::vector<policy::Outcome> outs;
+    for (const auto &p : batch) {
+      const policy::PointInfo &info = cache.with_features(p);
+      MeasureInput in;
+      in.steps = info.steps;
+      if (opt.test_fault) in.test_fault = opt.test_fault(done);
+      auto tm = Clock::now();
+      MeasureResult m;
+      if (!info.valid && !info.steps.empty()) {
+        // Lowering already failed in this process: no need to fork.
+        m.error = ErrorCode::kCompileError;
+        m.error_msg = info.error;
+        m.median_ms = std::numeric_limits<double>::infinity();
+      } else {
+        m = measurer.measure(in);
+      }
+      res.measure_s += since(tm);
+      StoredRecord rec;
+      try {
+        rec.schedule_json = trace_to_json(replay(task.outputs, info.steps));
+      } catch (const Error &) {
+        rec.schedule_json = "{\"version\": 1, \"steps\": []}";
+      }
+      rec.costs_ms = m.costs_ms;
+      rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
+      rec.error_code = static_cast<int>(m.error);
+      rec.error_msg = m.error_msg;
+      rec.gflops = m.ok() ? m.gflops : 0.0;
+            rec.tuner_version = opt.tuner_version;
+      rec.trial_index = done;
+      rec.id = db.add(rec);
+      measured.insert(info.steps_key);
+      done++;
+      res.measured++;
+      if (!m.ok()) res.errors++;
+      consider_best(rec);
+      outs.push_back(policy::Outcome{p, m.ok(), rec.gflops});
+      if (info.has_features) {
+        train_x.push_back(info.features);
+        train_y.push_back(rec.gflops);
+      }
+      if (opt.progress) {
+        TuneProgress pr;
+        pr.trials_done = done;
+        pr.trials_total = opt.trials;
+        pr.measured_now = res.measured;
+        pr.errors = res.errors;
+        pr.best_gflops = best;
+        pr.elapsed_s = since(t0);
+        int left = opt.trials - done;
+        pr.eta_s = res.measured ? pr.elapsed_s / res.measured * left : 0;
+        pr.last = &rec;
+        opt.progress(pr);
+      }
+    }
+    pol->notify(outs);
+    // Retrain from scratch on all records as one group (pairs across batches).
+    auto tr = Clock::now();
+    auto fresh = policy::make_cost_model(opt.cost_model, opt.seed);
+    if (!train_x.empty()) fresh->update(train_x, train_y);
+    model->inner = std::move(fresh);
+    res.search_s += since(tr);
+  }
+  (void)start_done;
+  res.best_gflops = best;
+  res.total_records = static_cast<int>(db.count());
+  res.elapsed_s = since(t0);
+  return res;
+}
+
+}  // namespace autotune
+}  // namespace tetune

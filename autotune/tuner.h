@@ -1,0 +1,76 @@
+// The tuning loop: propose candidates with a search policy, measure them in
+// child processes, commit every record to the TuningLog as it is measured,
+// retrain the cost model, repeat.
+//
+//   TuneOptions o; o.trials = 256; o.db_path = "tune.db"; o.resume = true;
+//   TuneResult r = tune(make_task("mm", {C}, Target{}, 2), o);
+//
+// Records: schedule_json = trace_to_json of the candidate's schedule, costs in
+// ms, error code / message (failed candidates are stored too), GFLOP/s =
+// task.flops / median, trial_index = position in the (resumed) run.
+// Resume: the records already stored for (workload, target) count towards
+// `trials`; they train the cost model, are reported to the policy (whose
+// population is warm-started from the best when the space can recover their
+// points), and their schedules are never measured again.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/measure/measure.h"
+#include "autotune/task.h"
+
+namespace tetune {
+namespace autotune {
+
+struct TuneProgress {
+  int trials_done = 0;     // records of this (workload, target) so far, resumed ones included
+  int trials_total = 0;
+  int measured_now = 0;    // measured by this call
+  int errors = 0;          // failed records measured by this call
+  double best_gflops = 0;
+  double elapsed_s = 0;
+  double eta_s = 0;        // estimate for the remaining trials
+  const StoredRecord *last = nullptr;
+};
+
+struct TuneOptions {
+  int trials = 64;                    // total records wanted for (workload, target)
+  int batch_size = 16;
+  std::string policy = "evolutionary";   // see policy::policy_names()
+  std::string cost_model = "xgb";        // see policy::cost_model_names()
+  std::string space;                     // "" = policy::default_space_name()
+  std::string db_path;                   // "" = ::tetune::log::TuningLog::default_path()
+  bool resume = false;
+  uint64_t seed = 0;
+  double epsilon = 0.1;
+  int population = 64;
+  int generations = 3;
+  MeasureOptions measure;
+  std::string op_name;                   // workload row's op name ("" = task.name)
+  std::string tuner_version = "tetune-tuner/1";
+  std::function<void(const TuneProgress &)> progress;
+  /** Test hook: fault to inject into the candidate of a trial index ("" = none). */
+  std::function<std::string(int trial_index)> test_fault;
+};
+
+struct TuneResult {
+  std::optional<StoredRecord> best;   // fastest successful record (stored ones included)
+  double best_gflops = 0;
+  int measured = 0;                         // records added by this call
+  int errors = 0;                           // of which failed
+  int total_records = 0;                    // records of (workload, target) after the call
+  std::vector<double> curve;                // best GFLOP/s after each record (resumed ones first)
+  double elapsed_s = 0;
+  double search_s = 0;                      // policy + feature lowering (no JIT) + retraining
+  double measure_s = 0;                     // time spent measuring
+  std::string target_key;
+};
+
+/** Tunes one task. Raises Error for bad options, TuningLogError / MeasureError for infrastructure failures. */
+TuneResult tune(const Task &task, const TuneOptions &options);
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "autotune/measure/measure.h"
+#include "autotune/measure/record_store.h"
+#include "autotune/tuner.h"
+#include "schedule/schedule.h"
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+Task gemm_task(int n) {
+  Tensor A = placeholder({n, n}, float32(), "A");
+  Tensor B = placeholder({n, n}, float32(), "B");
+  IterVar k = reduce_axis(n, "k");
+  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return make_task("gemm" + std::to_string(n), {C}, Target{}, 1);
+}
+
+std::vector<Step> tiled(const Task &t) {
+  Schedule s(t.outputs);
+  auto [jo, ji] = s.split("C", "j", 8);
+  s.vectorize("C", ji);
+  return s.trace();
+}
+
+TEST(Measure, NormalAndFaults) {
+  Task t = gemm_task(32);
+  MeasureOptions o;
+  o.timeout_s = 3;
+  o.min_repeat_ms = 2;
+  Measurer m(t, o);
+  MeasureResult ok = m.measure({tiled(t), ""});
+  EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
+  EXPECT_GT(ok.median_ms, 0);
+  EXPECT_EQ(ok.costs_ms.size(), 3u);
+  EXPECT_GT(ok.gflops, 0);
+  MeasureResult seg = m.measure({tiled(t), "segfault"});
+  EXPECT_EQ(seg.error, ErrorCode::kCrash) << seg.error_msg;
+  MeasureResult hang = m.measure({tiled(t), "hang"});
+  EXPECT_EQ(hang.error, ErrorCode::kTimeout) << hang.error_msg;
+  MeasureResult wrong = m.measure({tiled(t), "wrong"});
+  EXPECT_EQ(wrong.error, ErrorCode::kWrongAnswer);
+  EXPECT_NE(wrong.error_msg.find("max error"), std::string::npos) << wrong.error_msg;
+  MeasureResult ce = m.measure({tiled(t), "compile_error"});
+  EXPECT_EQ(ce.error, ErrorCode::kCompileError);
+  Step bad{"split", "C", {"nope"}, {4, 0}, ""};
+  MeasureResult inv = m.measure({{bad}, ""});
+  EXPECT_EQ(inv.error, ErrorCode::kInvalidSchedule) << inv.error_msg;
+  // Still works after all of that.
+  EXPECT_TRUE(m.measure({tiled(t), ""}).ok());
+}
+
+TEST(Measure, TuningLoopContinuesAfterFaultsAndRecordsThem) {
+  Task t = gemm_task(32);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/faults.db";
+  TuneOptions o;
+  o.trials = 8;
+  o.batch_size = 4;
+  o.policy = "random";
+  o.db_path = db;
+  o.measure.timeout_s = 3;
+  o.measure.min_repeat_ms = 2;
+  o.test_fault = [](int i) {
+    const char *f[] = {"", "segfault", "hang", "wrong", "", "", "", ""};
+    return std::string(f[i % 8]);
+  };
+  TuneResult r = tune(t, o);
+  EXPECT_EQ(r.measured, 8);
+  EXPECT_GE(r.errors, 3);
+  RecordStore st(db, t.workload_key, t.name, "{}", 1);
+  auto recs = st.records();
+  ASSERT_EQ(recs.size(), 8u);
+  EXPECT_EQ(recs[1].error_code, static_cast<int>(ErrorCode::kCrash));
+  EXPECT_EQ(recs[2].error_code, static_cast<int>(ErrorCode::kTimeout));
+  EXPECT_EQ(recs[3].error_code, static_cast<int>(ErrorCode::kWrongAnswer));
+  EXPECT_TRUE(std::isinf(recs[1].median_ms));
+  EXPECT_GT(r.best_gflops, 0);
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
