@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "autotune/measure/record_store.h"
+#include "autotune/tuner.h"
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+Task gemm_task(int n) {
+  Tensor A = placeholder({n, n}, float32(), "A");
+  Tensor B = placeholder({n, n}, float32(), "B");
+  IterVar k = reduce_axis(n, "k");
+  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return make_task("gemm" + std::to_string(n), {C}, Target{}, 1);
+}
+
+TuneOptions fast(const std::string &db, int trials) {
+  TuneOptions o;
+  o.trials = trials;
+  o.batch_size = 8;
+  o.db_path = db;
+  o.population = 32;
+  o.generations = 2;
+  o.measure.min_repeat_ms = 2;
+  o.measure.repeat = 2;
+  o.measure.timeout_s = 10;
+  return o;
+}
+
+TEST(Tuner, RecordsEveryTrialAndResumes) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/tune.db";
+  int calls = 0;
+  TuneOptions o = fast(db, 24);
+  o.progress = [&](const TuneProgress &p) { calls++; EXPECT_LE(p.trials_done, 24); };
+  TuneResult r = tune(t, o);
+  EXPECT_EQ(r.measured, 24);
+  EXPECT_EQ(r.total_records, 24);
+  EXPECT_EQ(calls, 24);
+  EXPECT_GT(r.best_gflops, 0);
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(r.curve.size(), 24u);
+  std::printf("gemm64: best %.2f GFLOP/s after 24 trials, %.1f s (search %.1f s, measure %.1f s)\n", r.best_gflops,
+              r.elapsed_s, r.search_s, r.measure_s);
+  // Resume to 32: only the 8 missing trials are measured, none repeats a stored schedule.
+  TuneOptions o2 = fast(db, 32);
+  o2.resume = true;
+  TuneResult r2 = tune(t, o2);
+  EXPECT_EQ(r2.measured, 8);
+  EXPECT_EQ(r2.total_records, 32);
+  EXPECT_GE(r2.best_gflops, r.best_gflops);
+  // Resume with nothing missing measures nothing.
+  EXPECT_EQ(tune(t, o2).measured, 0);
+  RecordStore st(db, t.workload_key, t.name, "{}", 1);
+  std::set<std::string> schedules;
+  for (const auto &rec : st.records()) schedules.insert(rec.schedule_json);
+  EXPECT_EQ(schedules.size(), 32u);
+}
+
+TEST(Tuner, KillNineKeepsCommittedRecords) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/kill.db";
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      tune(t, fast(db, 200));
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  // Wait until some records are committed, then kill -9.
+  int64_t n = 0;
+  for (int i = 0; i < 600 && n < 5; i++) {
+    usleep(100000);
+    try {
+      n = RecordStore(db, t.workload_key, t.name, "{}", 1).count();
+    } catch (...) {
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_GE(n, 5);
+  RecordStore st(db, t.workload_key, t.name, "{}", 1);
+  int64_t kept = st.count();
+  EXPECT_GE(kept, n);
+  EXPECT_EQ(st.integrity_check(), "ok");
+  TuneOptions o = fast(db, static_cast<int>(kept) + 4);
+  o.resume = true;
+  TuneResult r = tune(t, o);
+  EXPECT_EQ(r.measured, 4);
+  EXPECT_EQ(r.total_records, kept + 4);
+  EXPECT_EQ(st.integrity_check(), "ok");
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
