@@ -109,7 +109,7 @@ struct Compiler {
     n.op = e->op;
     switch (e->kind) {
       case ExprKind::IntImm: n.ival = wrap(e->int_value, e->dtype); break;
-      case ExprKind::FloatImm: n.fval = e->float_value; break;
+      case ExprKind::FloatImm: n.fval = round_float(e->float_value, e->dtype); break;  // a float32 immediate is a float32 value
       case ExprKind::Var: {
         auto it = slots.find(e->var.get());
         if (it == slots.end())
