@@ -1,5 +1,6 @@
 #include "te/ndarray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -92,6 +93,14 @@ double NDArray::get(int64_t i) const {
 
 void NDArray::set(int64_t i, double v) {
   void *p = storage_.data();
+  if (dtype_.code == DType::Int || dtype_.code == DType::UInt) {
+    // Saturate: converting an out-of-range double to an integer type is undefined in C++.
+    if (std::isnan(v)) v = 0;
+    double lo = dtype_.code == DType::UInt ? 0.0 : -std::ldexp(1.0, dtype_.bits - 1);
+    double hi = dtype_.code == DType::UInt ? std::ldexp(1.0, dtype_.bits) - 1 : std::ldexp(1.0, dtype_.bits - 1) - 1;
+    if (dtype_.bits >= 64) hi = dtype_.code == DType::UInt ? 1.8446744073709550e19 : 9.2233720368547748e18;
+    v = std::min(std::max(v, lo), hi);
+  }
   switch (dtype_.code) {
     case DType::Float:
       if (dtype_.bits == 32) static_cast<float *>(p)[i] = static_cast<float>(v);
