@@ -34,6 +34,13 @@ std::string sanitize(const std::string &name) {  // as codegen/lower.cc names Ha
   return out;
 }
 
+// Halide makes repeated Func names unique with a "$n" suffix; drop it (and ".buffer"-style suffixes).
+std::string base_name(const std::string &n) {
+  size_t cut = n.find('$');
+  std::string b = cut == std::string::npos ? n : n.substr(0, cut);
+  return b;
+}
+
 int depth_of(const LoopNest &n, int loop) {
   int d = 0;
   for (int i = loop; i >= 0; i = n.loops[i].parent) d++;
@@ -50,20 +57,23 @@ const std::vector<std::string> &feature_names() {
       for (auto *a : kAccessNames) v.push_back(grp + std::string(a));
     for (int k = 0; k < kTopStores; k++)
       for (auto *a : kAccessNames) v.push_back("top" + std::to_string(k) + "." + a);
+    for (const char *n : {"n_parallel", "par_extent", "par_per_thread", "vec_extent", "unroll_extent", "n_compute_at",
+                          "n_inline", "inner_extent"})
+      v.push_back(std::string("s.") + n);
     return v;
   }();
   return names;
 }
 
-std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task) {
+std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task, const Schedule *sched) {
   // Buffer sizes: tensors of the DAG by their Halide names, then allocations.
   std::map<std::string, double> footprint;
   std::map<std::string, int> alloc_depth;
   for (const auto &t : post_order(task.outputs))
     footprint[sanitize(t.name())] = static_cast<double>(t.size()) * t.dtype().bytes();
   for (const auto &a : nest.allocations) {
-    if (a.bytes >= 0) footprint[a.buffer] = static_cast<double>(a.bytes);
-    alloc_depth[a.buffer] = depth_of(nest, a.loop);
+    if (a.bytes >= 0) footprint[base_name(a.buffer)] = static_cast<double>(a.bytes);
+    alloc_depth[base_name(a.buffer)] = depth_of(nest, a.loop);
   }
 
   std::vector<std::vector<double>> acc;  // per access
@@ -84,9 +94,10 @@ std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task) {
     }
     double inner = a.loop >= 0 && nest.loops[a.loop].extent > 0 ? static_cast<double>(nest.loops[a.loop].extent) : 1.0;
     double bytes = trip * a.lanes * a.bytes_per_lane;
-    auto fp = footprint.find(a.buffer);
+    const std::string buf = base_name(a.buffer);
+    auto fp = footprint.find(buf);
     double foot = fp == footprint.end() ? 0.0 : fp->second;
-    auto ad = alloc_depth.find(a.buffer);
+    auto ad = alloc_depth.find(buf);
     f[0] = log2p(trip);
     f[1] = a.is_store ? 1 : 0;
     f[2] = std::log2(std::max(1, a.lanes));
@@ -167,6 +178,29 @@ std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task) {
   for (int k = 0; k < kTopStores; k++)
     for (int j = 0; j < kAccessFeatures; j++)
       row.push_back(k < static_cast<int>(stores.size()) ? static_cast<float>(acc[stores[k]][j]) : 0.0f);
+  double sf[kScheduleFeatures] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (sched) {
+    double par = 1, vec = 0, unr = 1;
+    int npar = 0, nat = 0, ninl = 0;
+    for (const auto &st : sched->stages()) {
+      if (st.attach.kind == Attach::At) nat++;
+      if (st.attach.kind == Attach::Inline) ninl++;
+      for (const auto &l : st.leaves) {
+        if (l.annotation == "parallel") { npar++; par *= static_cast<double>(l.extent); }
+        if (l.annotation == "vectorize") vec = std::max(vec, static_cast<double>(l.extent));
+        if (l.annotation == "unroll") unr *= static_cast<double>(l.extent);
+      }
+      if (st.is_output && !st.leaves.empty()) sf[7] = log2p(static_cast<double>(st.leaves.back().extent));
+    }
+    sf[0] = npar;
+    sf[1] = npar ? log2p(par) : 0;
+    sf[2] = npar ? log2p(par / std::max(1, task.threads)) : 0;
+    sf[3] = log2p(vec);
+    sf[4] = unr > 1 ? log2p(unr) : 0;
+    sf[5] = nat;
+    sf[6] = ninl;
+  }
+  for (double v : sf) row.push_back(static_cast<float>(v));
   return row;
 }
 
@@ -182,7 +216,7 @@ LoopNest lower_loop_nest(const Schedule &s, const Task &task) {
 }
 
 std::vector<float> schedule_features(const Schedule &s, const Task &task) {
-  return loop_nest_features(lower_loop_nest(s, task), task);
+  return loop_nest_features(lower_loop_nest(s, task), task, &s);
 }
 
 }  // namespace features

@@ -58,6 +58,14 @@
 //   | 12 | max_depth      | deepest access                                             |
 //   | 13 | dyn_bytes      | log2p(sum over accesses of bytes touched)                  |
 //
+// Schedule features ("s.*", last; zeros when no Schedule is given): Halide
+// 14 moves parallel loop bodies into closures while lowering, so the loop
+// nest alone under-reports parallelism; these come from the schedule state:
+//   | 0 n_parallel | parallel leaf axes      | 1 par_extent  | log2p(product of parallel extents)  |
+//   | 2 par_per_thread | log2p(par_extent/threads) | 3 vec_extent | log2p(largest vectorized extent) |
+//   | 4 unroll_extent | log2p(product of unrolled extents) | 5 n_compute_at | stages computed at a loop |
+//   | 6 n_inline | inlined stages          | 7 inner_extent | log2p(innermost leaf extent, output) |
+//
 // feature_names() lists all kNumFeatures names in row order, e.g.
 // "g.n_loops", "all.mean.trip", "store.max.reuse", "top0.bytes".
 #pragma once
@@ -76,13 +84,14 @@ namespace features {
 constexpr int kAccessFeatures = 18;
 constexpr int kGlobalFeatures = 14;
 constexpr int kTopStores = 3;
-constexpr int kNumFeatures = kGlobalFeatures + 4 * kAccessFeatures + kTopStores * kAccessFeatures;
+constexpr int kScheduleFeatures = 8;
+constexpr int kNumFeatures = kGlobalFeatures + 4 * kAccessFeatures + kTopStores * kAccessFeatures + kScheduleFeatures;
 
 /** Names of the kNumFeatures entries, in row order. */
 const std::vector<std::string> &feature_names();
 
-/** Features of a lowered loop nest; task gives tensor sizes and thread count. */
-std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task);
+/** Features of a lowered loop nest; task gives tensor sizes and thread count; s (optional) the "s.*" features. */
+std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task, const Schedule *s = nullptr);
 
 /** Lowers s without JIT and returns loop_nest_features. Raises CodegenError when Halide rejects s. */
 std::vector<float> schedule_features(const Schedule &s, const Task &task);

@@ -1,0 +1,81 @@
+// Policies on a small GEMM, and the XGB cost model's ranking on held-out records.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "autotune/cost_model/ranking_metrics.h"
+#include "autotune/features/features.h"
+#include "autotune/measure/record_store.h"
+#include "autotune/policy/policy.h"
+#include "autotune/tuner.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+Task gemm_task(int n) {
+  Tensor A = placeholder({n, n}, float32(), "A");
+  Tensor B = placeholder({n, n}, float32(), "B");
+  IterVar k = reduce_axis(n, "k");
+  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return make_task("gemm" + std::to_string(n), {C}, Target{}, 1);
+}
+
+TuneOptions fast(const std::string &db, const std::string &policy, int trials) {
+  TuneOptions o;
+  o.trials = trials;
+  o.batch_size = 8;
+  o.policy = policy;
+  o.db_path = db;
+  o.seed = 7;
+  o.population = 48;
+  o.generations = 3;
+  o.measure.min_repeat_ms = 3;
+  o.measure.repeat = 3;
+  return o;
+}
+
+TEST(Policy, RegistryKnowsBuiltins) {
+  auto p = policy::policy_names();
+  for (const char *n : {"random", "annealing", "evolutionary"})
+    EXPECT_NE(std::find(p.begin(), p.end(), n), p.end()) << n;
+  EXPECT_THROW(policy::make_cost_model("nope", 0), Error);
+  EXPECT_NO_THROW(policy::make_cost_model("xgb", 0));
+}
+
+TEST(Policy, EvolutionaryAtLeastAsGoodAsRandom) {
+  Task t = gemm_task(96);
+  std::string dir = std::getenv("TEST_TMPDIR");
+  TuneResult rnd = tune(t, fast(dir + "/rnd.db", "random", 40));
+  TuneResult evo = tune(t, fast(dir + "/evo.db", "evolutionary", 40));
+  TuneResult sa = tune(t, fast(dir + "/sa.db", "annealing", 24));
+  std::printf("gemm96 best GFLOP/s after 40 trials: random %.2f evolutionary %.2f (annealing, 24 trials: %.2f)\n",
+              rnd.best_gflops, evo.best_gflops, sa.best_gflops);
+  EXPECT_GT(sa.best_gflops, 0);
+  // Loose: timing noise on a shared 2-core machine.
+  EXPECT_GE(evo.best_gflops, 0.8 * rnd.best_gflops);
+
+  // Cost model: train on 2/3 of the random-search records, Kendall tau on the rest.
+  RecordStore st(dir + "/rnd.db", t.workload_key, t.name, "{}", 1);
+  auto recs = st.records();
+  std::vector<std::vector<float>> x;
+  std::vector<double> y;
+  for (const auto &r : recs) {
+    x.push_back(features::schedule_features(replay(t.outputs, trace_from_json(r.schedule_json)), t));
+    y.push_back(r.ok() ? r.gflops : 0.0);
+  }
+  size_t cut = x.size() * 2 / 3;
+  auto m = policy::make_cost_model("xgb", 1);
+  m->update({x.begin(), x.begin() + cut}, {y.begin(), y.begin() + cut});
+  auto pred = m->predict({x.begin() + cut, x.end()});
+  double tau = cost_model::kendall_tau(pred, {y.begin() + cut, y.end()});
+  std::printf("xgb kendall tau on %zu held-out records: %.3f\n", x.size() - cut, tau);
+  EXPECT_GT(tau, 0);
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
