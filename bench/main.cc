@@ -44,6 +44,7 @@ const char *kUsage = R"(usage: kernels [options]
                    (default 250: the slow Halide rows run once, keeping the run < 5 min)
   --child-timeout S  kill a child after S seconds (default 300)
   --quiet-wait S   before each child wait up to S s (default 1) for other processes to use < 0.3 CPU
+                   (given up for the rest of the run after 3 waits in a row in vain; 0 = never wait)
   --verbose        show the children's stderr (Halide autoscheduler logs) even on success
   --list           list benches and impls and exit
 )";
@@ -387,6 +388,7 @@ int parent_main(Options o) {
       for (int threads : o.threads) combos.push_back(Combo{&spec, &impl, threads, {}, {}, false});
   size_t total = combos.size();
   size_t idx = 0;
+  int quiet_failures = 0;
   for (int round = 0; round < o.rounds; ++round) {
     if (round == 1) {
       size_t again = 0;
@@ -416,7 +418,12 @@ int parent_main(Options o) {
         if (run_one(*c.impl, *c.spec, c.threads, &r)) got.push_back(r);
         else skipped = true;
       } else {
-        if (o.quiet_wait_s > 0) wait_for_quiet(o.quiet_wait_s);
+        if (o.quiet_wait_s > 0 && quiet_failures < 3) {
+          // Give up waiting once the machine stayed busy 3 times in a row.
+          quiet_failures = wait_for_quiet(o.quiet_wait_s) < 0.3 ? 0 : quiet_failures + 1;
+          if (quiet_failures == 3)
+            std::fprintf(stderr, "    (machine stays busy: no more waiting for quiet)\n");
+        }
         got = run_child(o, c.spec->name, c.impl->name, c.threads, &skipped, &bg);
       }
       const double secs =
