@@ -1,0 +1,64 @@
+#include "relay_import/default_schedule.h"
+
+#include "te/errors.h"
+
+namespace tetune {
+namespace relay {
+
+Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width) {
+  Schedule s(outputs);
+  std::vector<std::string> names;
+  for (const auto &st : s.stages()) names.push_back(st.name);
+  // 1. inline cheap intermediate stages
+  for (const auto &nm : names) {
+    const StageInfo &st = s.stage(nm);
+    if (st.is_output || st.is_reduction() || st.kind != StageInfo::Compute) continue;
+    try {
+      s.compute_inline(nm);
+    } catch (const ScheduleError &) {
+    }
+  }
+  // 2. parallel + vectorize each root stage
+  for (const auto &nm : names) {
+    const StageInfo &st0 = s.stage(nm);
+    if (st0.attach.kind != Attach::Root || st0.spatial_axes.empty()) continue;
+    std::vector<std::string> sp = st0.spatial_axes;
+    std::vector<std::string> red;
+    for (const auto &iv : st0.reduce_axes) red.push_back(iv.var.name());
+    std::string inner = sp.back();
+    int64_t inner_ext = st0.shape.back();
+    try {
+      if (inner_ext >= 2 * vector_width) {
+        auto [wo, wi] = s.split(nm, inner, vector_width, TailStrategy::GuardWithIf);
+        if (!red.empty()) {
+          std::vector<std::string> order(sp.begin(), sp.end() - 1);
+          order.push_back(wo);
+          // the reduce leaves as they currently stand
+          for (const auto &l : s.stage(nm).leaves)
+            if (l.is_reduce) order.push_back(l.name);
+          order.push_back(wi);
+          s.reorder(nm, order);
+        }
+        s.vectorize(nm, wi);
+      }
+    } catch (const ScheduleError &) {
+    }
+    try {
+      // fuse the outer spatial axes (all but the innermost) and parallelise them
+      if (sp.size() >= 2) {
+        std::string f = sp[0];
+        for (size_t i = 1; i + 1 < sp.size(); i++) f = s.fuse(nm, f, sp[i]);
+        s.parallel(nm, f);
+      } else if (inner_ext >= 4 * vector_width) {
+        // 1-D: parallel over the outer part of the split
+        const auto &leaves = s.stage(nm).leaves;
+        if (!leaves.empty() && !leaves[0].is_reduce && leaves[0].annotation.empty()) s.parallel(nm, leaves[0].name);
+      }
+    } catch (const ScheduleError &) {
+    }
+  }
+  return s;
+}
+
+}  // namespace relay
+}  // namespace tetune

@@ -1,0 +1,320 @@
+#include "relay_import/onnx_importer.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "relay_import/lowering.h"
+#include "relay_import/shape_inference.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+std::string read_file(const std::string &path) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) throw ImportError("cannot open model file '" + path + "'");
+  std::ostringstream ss;
+  ss << is.rdbuf();
+  return ss.str();
+}
+
+NDArray tensor_from_proto(const onnx::TensorProto &t, const std::string &what) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw ImportError("tensor '" + t.name() + "' (" + what + ") uses external data, which is unsupported");
+  DType dt = dtype_from_onnx(t.data_type(), "tensor '" + t.name() + "' (" + what + ")");
+  Shape shape(t.dims().begin(), t.dims().end());
+  for (auto d : shape)
+    if (d < 0) throw ImportError("tensor '" + t.name() + "' (" + what + ") has a negative dimension");
+  NDArray a(shape, dt);
+  int64_t n = a.size();
+  auto bad = [&](const std::string &field, int64_t have) {
+    throw ImportError("tensor '" + t.name() + "' (" + what + "): " + field + " holds " + std::to_string(have) +
+                      " elements, its shape " + shape_str(shape) + " needs " + std::to_string(n));
+  };
+  if (t.has_raw_data()) {
+    const std::string &raw = t.raw_data();
+    if (static_cast<int64_t>(raw.size()) != a.nbytes()) bad("raw_data", static_cast<int64_t>(raw.size()) / std::max(1, dt.bytes()));
+    if (n) std::memcpy(a.raw(), raw.data(), raw.size());
+    return a;
+  }
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (t.float_data_size() != n) bad("float_data", t.float_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<float>()[i] = t.float_data(static_cast<int>(i));
+      break;
+    case onnx::TensorProto::INT64:
+      if (t.int64_data_size() != n) bad("int64_data", t.int64_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<int64_t>()[i] = t.int64_data(static_cast<int>(i));
+      break;
+    case onnx::TensorProto::INT32:
+      if (t.int32_data_size() != n) bad("int32_data", t.int32_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<int32_t>()[i] = t.int32_data(static_cast<int>(i));
+      break;
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      if (t.int32_data_size() != n) bad("int32_data", t.int32_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<uint8_t>()[i] = static_cast<uint8_t>(t.int32_data(static_cast<int>(i)));
+      break;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      if (t.int32_data_size() != n) bad("int32_data", t.int32_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
+      break;
+    default:
+      throw ImportError("tensor '" + t.name() + "' (" + what + "): unsupported data type " + std::to_string(t.data_type()));
+  }
+  return a;
+}
+
+Attr attr_from_proto(const onnx::AttributeProto &p, const std::string &where) {
+  Attr a;
+  switch (p.type()) {
+    case onnx::AttributeProto::INT: a.kind = Attr::Int; a.i = p.i(); break;
+    case onnx::AttributeProto::FLOAT: a.kind = Attr::Float; a.f = p.f(); break;
+    case onnx::AttributeProto::STRING: a.kind = Attr::String; a.s = p.s(); break;
+    case onnx::AttributeProto::INTS: a.kind = Attr::Ints; a.ints.assign(p.ints().begin(), p.ints().end()); break;
+    case onnx::AttributeProto::FLOATS: a.kind = Attr::Floats; a.floats.assign(p.floats().begin(), p.floats().end()); break;
+    case onnx::AttributeProto::STRINGS: a.kind = Attr::Strings; a.strings.assign(p.strings().begin(), p.strings().end()); break;
+    case onnx::AttributeProto::TENSOR:
+      a.kind = Attr::Tensor;
+      a.t = std::make_shared<NDArray>(tensor_from_proto(p.t(), where + " attribute '" + p.name() + "'"));
+      break;
+    default:
+      throw ImportError(where + ": attribute '" + p.name() + "' has an unsupported type " + std::to_string(p.type()));
+  }
+  return a;
+}
+
+NDArray constant_node_value(const onnx::NodeProto &n, const std::string &where) {
+  for (const auto &p : n.attribute()) {
+    const std::string &k = p.name();
+    if (k == "value") return tensor_from_proto(p.t(), where);
+    if (k == "value_float") {
+      NDArray a(Shape{}, float32());
+      a.set(0, p.f());
+      return a;
+    }
+    if (k == "value_int") {
+      NDArray a(Shape{}, int64());
+      a.data<int64_t>()[0] = p.i();
+      return a;
+    }
+    if (k == "value_floats") {
+      NDArray a(Shape{p.floats_size()}, float32());
+      for (int i = 0; i < p.floats_size(); i++) a.data<float>()[i] = p.floats(i);
+      return a;
+    }
+    if (k == "value_ints") {
+      NDArray a(Shape{p.ints_size()}, int64());
+      for (int i = 0; i < p.ints_size(); i++) a.data<int64_t>()[i] = p.ints(i);
+      return a;
+    }
+    throw ImportError(where + ": unsupported Constant attribute '" + k + "'");
+  }
+  throw ImportError(where + ": Constant node without a value");
+}
+
+}  // namespace
+
+std::map<std::string, Shape> parse_input_shapes(const std::string &spec) {
+  std::map<std::string, Shape> r;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (item.empty()) continue;
+    size_t eq = item.find_last_of("=:");
+    if (eq == std::string::npos || eq == 0) throw ShapeError("input shape '" + item + "': expected NAME=D1,D2,...");
+    std::string name = item.substr(0, eq), dims = item.substr(eq + 1);
+    Shape s;
+    std::string d;
+    std::stringstream ds(dims);
+    while (std::getline(ds, d, ',')) {
+      std::stringstream xs(d);
+      std::string part;
+      while (std::getline(xs, part, 'x')) {
+        try {
+          size_t used = 0;
+          long long v = std::stoll(part, &used);
+          if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
+          s.push_back(v);
+        } catch (const std::exception &) {
+          throw ShapeError("input shape '" + item + "': '" + part + "' is not a positive integer");
+        }
+      }
+    }
+    r[name] = s;
+  }
+  return r;
+}
+
+NDArray read_tensor_pb(const std::string &path, std::string *name) {
+  std::string bytes;
+  {
+    std::ifstream is(path, std::ios::binary);
+    if (!is) throw ImportError("cannot open tensor file '" + path + "'");
+    std::ostringstream ss;
+    ss << is.rdbuf();
+    bytes = ss.str();
+  }
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) throw ImportError("'" + path + "' is not a serialised onnx.TensorProto");
+  if (name) *name = t.name();
+  return tensor_from_proto(t, path);
+}
+
+Graph import_onnx(const std::string &path, const ImportOptions &options) {
+  return import_onnx_bytes(read_file(path), path, options);
+}
+
+Graph import_onnx_bytes(const std::string &bytes, const std::string &source, const ImportOptions &options) {
+  if (bytes.empty()) throw ImportError("model file '" + source + "' is empty");
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    throw ImportError("model file '" + source + "' is not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw ImportError("model file '" + source + "' has no graph (not an ONNX model, or truncated)");
+  Graph g;
+  g.source = source;
+  g.opset = -1;
+  for (const auto &os : model.opset_import())
+    if (os.domain().empty() || os.domain() == "ai.onnx") g.opset = static_cast<int>(os.version());
+  if (g.opset < 0) {
+    if (model.opset_import_size() == 0) g.opset = kMinOpset;  // IR < 3 models carry no opset
+    else throw ImportError("model '" + source + "' imports no default-domain (ai.onnx) opset");
+  }
+  if (g.opset < kMinOpset || g.opset > kMaxOpset)
+    throw ImportError("model '" + source + "': unsupported opset " + std::to_string(g.opset) + " (supported " +
+                      std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")");
+  const onnx::GraphProto &gp = model.graph();
+
+  // initializers
+  std::set<std::string> init_names;
+  for (const auto &t : gp.initializer()) {
+    g.add_const(t.name(), tensor_from_proto(t, "initializer"));
+    init_names.insert(t.name());
+  }
+  // inputs
+  std::set<std::string> used_shapes;
+  for (const auto &vi : gp.input()) {
+    if (init_names.count(vi.name())) continue;
+    const auto &tt = vi.type().tensor_type();
+    if (!vi.type().has_tensor_type())
+      throw ImportError("model '" + source + "': input '" + vi.name() + "' is not a tensor");
+    DType dt = dtype_from_onnx(tt.elem_type(), "input '" + vi.name() + "'");
+    Shape declared;
+    std::vector<bool> dynamic;
+    for (const auto &d : tt.shape().dim()) {
+      bool dyn = !d.has_dim_value() || d.dim_value() <= 0;
+      declared.push_back(dyn ? -1 : d.dim_value());
+      dynamic.push_back(dyn);
+    }
+    Shape shape = declared;
+    auto it = options.input_shapes.find(vi.name());
+    if (it != options.input_shapes.end()) {
+      used_shapes.insert(vi.name());
+      const Shape &s = it->second;
+      if (tt.has_shape() && s.size() != declared.size())
+        throw ShapeError("input '" + vi.name() + "': given shape " + shape_str(s) + " has rank " + std::to_string(s.size()) +
+                         ", the model declares rank " + std::to_string(declared.size()));
+      for (size_t i = 0; i < declared.size() && i < s.size(); i++)
+        if (!dynamic[i] && declared[i] != s[i])
+          throw ShapeError("input '" + vi.name() + "': given shape " + shape_str(s) + " contradicts the model's dimension " +
+                           std::to_string(i) + " = " + std::to_string(declared[i]));
+      shape = s;
+    } else {
+      for (size_t i = 0; i < declared.size(); i++)
+        if (dynamic[i])
+          throw ShapeError("input '" + vi.name() + "' has a dynamic dimension " + std::to_string(i) +
+                           "; give its shape (e.g. --input-shape " + vi.name() + "=1,3,48,320)");
+      if (!tt.has_shape()) throw ShapeError("input '" + vi.name() + "' has no declared shape; give its shape");
+    }
+    int v = g.add_value(vi.name(), shape, dt, true);
+    g.values[v].is_input = true;
+    g.inputs.push_back(v);
+  }
+  for (auto &kv : options.input_shapes)
+    if (!used_shapes.count(kv.first)) {
+      std::string names;
+      for (int v : g.inputs) names += (names.empty() ? "" : ", ") + g.values[v].name;
+      throw ShapeError("input shape given for '" + kv.first + "', but the model's inputs are: " + names);
+    }
+
+  // nodes: first create all output values so nodes may appear in any order
+  std::set<std::string> node_names;
+  struct Pending {
+    const onnx::NodeProto *p;
+    std::string name;
+  };
+  std::vector<Pending> pending;
+  int idx = 0;
+  for (const auto &np : gp.node()) {
+    std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(idx) : np.name();
+    if (node_names.count(name)) name += "_" + std::to_string(idx);
+    node_names.insert(name);
+    idx++;
+    std::string where = np.op_type() + " node '" + name + "' (opset " + std::to_string(g.opset) + ")";
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      throw ImportError(where + ": unsupported op type '" + np.op_type() + "' of domain '" + np.domain() + "'");
+    if (np.op_type() == "Constant") {
+      if (np.output_size() != 1) throw ImportError(where + ": Constant must have one output");
+      g.add_const(np.output(0), constant_node_value(np, where));
+      continue;
+    }
+    if (!is_supported_op(np.op_type())) throw ImportError(where + ": unsupported op type '" + np.op_type() + "'");
+    pending.push_back({&np, name});
+  }
+  std::vector<std::vector<int>> outs(pending.size());
+  for (size_t k = 0; k < pending.size(); k++) {
+    for (const auto &o : pending[k].p->output()) {
+      if (o.empty()) {
+        outs[k].push_back(-1);
+        continue;
+      }
+      if (g.find_value(o) >= 0 && (g.values[g.find_value(o)].is_input || g.values[g.find_value(o)].is_const()))
+        throw ImportError(pending[k].p->op_type() + " node '" + pending[k].name + "': output '" + o +
+                          "' redefines a graph input or constant");
+      outs[k].push_back(g.add_value(o));
+    }
+  }
+  for (size_t k = 0; k < pending.size(); k++) {
+    const auto &np = *pending[k].p;
+    Node n;
+    n.op = np.op_type();
+    n.name = pending[k].name;
+    std::string where = n.op + " node '" + n.name + "' (opset " + std::to_string(g.opset) + ")";
+    for (const auto &a : np.attribute()) n.attrs[a.name()] = attr_from_proto(a, where);
+    for (const auto &i : np.input()) {
+      if (i.empty()) {
+        n.inputs.push_back(-1);
+        continue;
+      }
+      int v = g.find_value(i);
+      if (v < 0) throw ImportError(where + ": input '" + i + "' is not produced by any node, initializer or graph input");
+      n.inputs.push_back(v);
+    }
+    n.outputs = outs[k];
+    g.add_node(std::move(n));
+  }
+  for (const auto &vo : gp.output()) {
+    int v = g.find_value(vo.name());
+    if (v < 0) throw ImportError("model '" + source + "': output '" + vo.name() + "' is not produced by any node");
+    g.outputs.push_back(v);
+  }
+  if (g.outputs.empty()) throw ImportError("model '" + source + "' has no outputs");
+  g.topo_order();  // raises on a cycle
+  if (options.infer_shapes) {
+    infer_shapes(g, options.fold_constants);
+    g.compact();
+  }
+  return g;
+}
+
+}  // namespace relay
+}  // namespace tetune
