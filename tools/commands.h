@@ -1,0 +1,15 @@
+// Subcommands of the `tetune` binary. Each lives in its own file and
+// registers itself on the CLI11 app; errors are reported by main.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tetune {
+namespace cli {
+
+void add_ops_command(CLI::App &app);     // tetune ops
+void add_run_op_command(CLI::App &app);  // tetune run-op
+void add_tune_op_command(CLI::App &app);  // tetune tune-op
+
+}  // namespace cli
+}  // namespace tetune
