@@ -303,7 +303,6 @@ std::vector<int64_t> auto_pads(LowerContext &c, const Shape &in_hw, const std::v
     }
     int64_t small = total / 2, big = total - small;
     bool upper = ap == "SAME_UPPER";
-    if (transpose) upper = !upper;  // ConvTranspose puts the extra pad at the beginning for SAME_UPPER
     r[a] = upper ? small : big;
     r[a + 2] = upper ? big : small;
   }
@@ -629,6 +628,11 @@ LOWER(l_range) {
 
 LOWER(l_dropout) {
   if (c.node().outputs.size() > 1 && c.node().outputs[1] >= 0) c.unsupported("mask output");
+  if (c.has(2)) {
+    const NDArray *tm = c.cdata(2);
+    if (!tm || tm->get(0) != 0) c.unsupported("training_mode (random dropout)");
+  }
+  if (c.node().attr_i("is_test", 1) == 0 && c.opset() < 7) c.unsupported("training dropout");
   return l_identity(c);
 }
 
@@ -751,6 +755,9 @@ std::vector<Tensor> lower_node(LowerContext &ctx) {
   } catch (const Error &e) {
     // ShapeError / AttributeError / DTypeError from te/ops: keep the type, add the node
     std::string msg = ctx.node().op + " node '" + ctx.node().name + "' (opset " + std::to_string(ctx.opset()) + "): " + e.what();
+    std::string w = e.what();
+    if (w.find("is empty") != std::string::npos || w.find("non-positive extent") != std::string::npos)
+      throw ImportError(msg + " (unsupported: zero-size tensors)");
     if (dynamic_cast<const ShapeError *>(&e)) throw ShapeError(msg);
     if (dynamic_cast<const AttributeError *>(&e)) throw AttributeError(msg);
     if (dynamic_cast<const DTypeError *>(&e)) throw DTypeError(msg);

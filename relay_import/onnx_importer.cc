@@ -187,7 +187,7 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
     if (os.domain().empty() || os.domain() == "ai.onnx") g.opset = static_cast<int>(os.version());
   if (g.opset < 0) {
     if (model.opset_import_size() == 0) g.opset = kMinOpset;  // IR < 3 models carry no opset
-    else throw ImportError("model '" + source + "' imports no default-domain (ai.onnx) opset");
+    else throw ImportError("model '" + source + "' imports no default-domain (ai.onnx) opset (unsupported domains only)");
   }
   if (g.opset < kMinOpset || g.opset > kMaxOpset)
     throw ImportError("model '" + source + "': unsupported opset " + std::to_string(g.opset) + " (supported " +
@@ -204,9 +204,14 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
   std::set<std::string> used_shapes;
   for (const auto &vi : gp.input()) {
     if (init_names.count(vi.name())) continue;
+    auto fz = options.frozen_inputs.find(vi.name());
+    if (fz != options.frozen_inputs.end()) {
+      g.add_const(vi.name(), fz->second);
+      continue;
+    }
     const auto &tt = vi.type().tensor_type();
     if (!vi.type().has_tensor_type())
-      throw ImportError("model '" + source + "': input '" + vi.name() + "' is not a tensor");
+      throw ImportError("model '" + source + "': input '" + vi.name() + "' is not a tensor (unsupported: sequence / optional / map types)");
     DType dt = dtype_from_onnx(tt.elem_type(), "input '" + vi.name() + "'");
     Shape declared;
     std::vector<bool> dynamic;
@@ -228,12 +233,12 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
           throw ShapeError("input '" + vi.name() + "': given shape " + shape_str(s) + " contradicts the model's dimension " +
                            std::to_string(i) + " = " + std::to_string(declared[i]));
       shape = s;
-    } else {
+    } else if (options.infer_shapes) {
       for (size_t i = 0; i < declared.size(); i++)
         if (dynamic[i])
           throw ShapeError("input '" + vi.name() + "' has a dynamic dimension " + std::to_string(i) +
                            "; give its shape (e.g. --input-shape " + vi.name() + "=1,3,48,320)");
-      if (!tt.has_shape()) throw ShapeError("input '" + vi.name() + "' has no declared shape; give its shape");
+      if (!tt.has_shape() && options.infer_shapes) throw ShapeError("input '" + vi.name() + "' has no declared shape; give its shape");
     }
     int v = g.add_value(vi.name(), shape, dt, true);
     g.values[v].is_input = true;

@@ -22,6 +22,8 @@ namespace relay {
 struct ImportOptions {
   /** Input name -> concrete shape, replacing the model's (possibly dynamic) one. */
   std::map<std::string, Shape> input_shapes;
+  /** Inputs replaced by constants with these values (e.g. a Reshape's shape fed as an input). */
+  std::map<std::string, NDArray> frozen_inputs;
   /** Fold nodes whose inputs are all constants (always done for Shape / Size). */
   bool fold_constants = true;
   /** Run shape inference (and folding); false leaves a raw graph. */

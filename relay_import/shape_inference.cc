@@ -19,7 +19,8 @@ std::vector<Tensor> lower_with_placeholders(const Graph &g, int id, std::vector<
       throw ImportError(n.op + " node '" + n.name + "': shape of input '" + val.name + "' is unknown");
     for (int64_t d : val.shape)
       if (d <= 0)
-        throw ShapeError(n.op + " node '" + n.name + "': input '" + val.name + "' has an empty shape " + shape_str(val.shape));
+        throw ImportError(n.op + " node '" + n.name + "': input '" + val.name + "' has a zero-size shape " + shape_str(val.shape) +
+                          " (unsupported: zero-size tensors)");
     // the same value may feed several slots: share one placeholder
     for (size_t j = 0; j < n.inputs.size(); j++)
       if (n.inputs[j] == v && cache[j].defined()) return cache[i] = cache[j];
