@@ -276,8 +276,13 @@ class Lowerer {
       }
       if (reduce_rel && !is_update) continue;
       if (rel.kind == Relation::Split) {
-        def.split(am.get(rel.parent), am.get(rel.outer), am.get(rel.inner), static_cast<int>(rel.inner_extent),
-                  halide_tail(rel.tail));
+        // Auto: only an output's pure definition may shift inwards (its extent is exact); elsewhere a
+        // rounded-up tail could read past an input, so guard it (free when the factor divides).
+        Halide::TailStrategy tail = halide_tail(rel.tail);
+        if (rel.tail == TailStrategy::Auto && (is_update || !st.is_output)) tail = Halide::TailStrategy::GuardWithIf;
+        // round_up is only exact at root; a computed-at stage's realised extent may not be a multiple.
+        if (rel.tail == TailStrategy::RoundUp && st.attach.kind != Attach::Root) tail = Halide::TailStrategy::GuardWithIf;
+        def.split(am.get(rel.parent), am.get(rel.outer), am.get(rel.inner), static_cast<int>(rel.inner_extent), tail);
       } else {
         def.fuse(am.get(rel.outer), am.get(rel.inner), am.get(rel.parent));
       }
@@ -290,8 +295,9 @@ class Lowerer {
       if (leaf.annotation.empty() || !usable(leaf.name)) continue;
       Halide::VarOrRVar v = am.get(leaf.name);
       int extent = static_cast<int>(leaf.extent);
-      if (leaf.annotation == "vectorize") def.vectorize(v, extent);
-      else if (leaf.annotation == "unroll") def.unroll(v, extent);
+      // The realised extent of a computed-at stage may be smaller than the nominal one: guard.
+      if (leaf.annotation == "vectorize") def.vectorize(v, extent, Halide::TailStrategy::GuardWithIf);
+      else if (leaf.annotation == "unroll") def.unroll(v, extent, Halide::TailStrategy::GuardWithIf);
       else if (leaf.annotation == "parallel") def.parallel(v);
       else if (leaf.annotation.rfind("blockIdx", 0) == 0) def.gpu_blocks(v);
       else if (leaf.annotation.rfind("threadIdx", 0) == 0) def.gpu_threads(v);

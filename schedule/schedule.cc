@@ -85,6 +85,7 @@ Schedule::Schedule(const std::vector<Tensor> &outputs) : outputs_(outputs) {
     st.kind = StageInfo::Compute;
     st.name = names[t.node().get()];
     st.tensor = t;
+    tensor_stage_[t.node().get()] = st.name;
     for (const auto &o : outputs) st.is_output |= o.same_as(t);
     std::vector<std::string> spatial;
     std::set<std::string> axis_names;
@@ -114,11 +115,9 @@ bool Schedule::has_stage(const std::string &name) const {
 }
 
 std::string Schedule::stage_of(const Tensor &t) const {
-  for (const auto &s : stages_)
-    if (s.kind == StageInfo::Compute && s.tensor.same_as(t) && s.name.find(".local") == std::string::npos) return s.name;
-  for (const auto &s : stages_)
-    if (s.tensor.same_as(t)) return s.name;
-  throw ScheduleError("tensor '" + t.name() + "' has no stage in this schedule");
+  auto it = tensor_stage_.find(t.node().get());
+  if (it == tensor_stage_.end()) throw ScheduleError("tensor '" + t.name() + "' has no stage in this schedule");
+  return it->second;
 }
 
 StageInfo &Schedule::mutable_stage(const std::string &name, const Step &step) {
@@ -129,6 +128,9 @@ StageInfo &Schedule::mutable_stage(const std::string &name, const Step &step) {
 
 void Schedule::apply(const Step &step) {
   const std::string &k = step.kind;
+  static const std::set<std::string> loop_steps = {"split", "fuse", "reorder", "vectorize", "unroll", "parallel", "bind"};
+  if (loop_steps.count(k) && has_stage(step.stage) && stage(step.stage).attach.kind == Attach::Inline)
+    fail(step, "stage '" + step.stage + "' is inlined and has no loops of its own");
   if (k == "split") apply_split(step);
   else if (k == "fuse") apply_fuse(step);
   else if (k == "reorder") apply_reorder(step);
@@ -147,6 +149,16 @@ void Schedule::apply(const Step &step) {
 
 // ---- split / fuse / reorder ------------------------------------------------
 
+namespace {
+// A loop that another stage is computed at must stay a loop.
+void check_not_attach_point(const std::vector<StageInfo> &stages, const StageInfo &st, const std::string &axis,
+                            const Step &s) {
+  for (const auto &o : stages)
+    if (o.attach.kind == Attach::At && o.attach.stage == st.name && o.attach.axis == axis)
+      fail(s, "stage '" + o.name + "' is computed at axis '" + axis + "' of '" + st.name + "'; move it first");
+}
+}  // namespace
+
 void Schedule::apply_split(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (s.axes.size() != 1 || s.ints.size() != 2) fail(s, "split takes one axis and {factor, nparts}");
@@ -160,6 +172,16 @@ void Schedule::apply_split(const Step &s) {
   if (f <= 0) fail(s, "split factor of axis '" + axis + "' must be positive, got " + std::to_string(f));
   TailStrategy tail = s.target.empty() ? TailStrategy::Auto : parse_tail_strategy(s.target);
   LeafAxis old = st.leaves[idx];
+  check_not_attach_point(stages_, st, axis, s);
+  if (st.kind == StageInfo::Compute && st.is_reduction() && tail == TailStrategy::RoundUp)
+    fail(s, "round_up would recompute part of the reduction of stage '" + st.name + "'; use guard_with_if");
+  if (tail == TailStrategy::ShiftInwards && st.kind == StageInfo::Compute && st.is_reduction())
+    fail(s, "shift_inwards would recompute part of the reduction of stage '" + st.name + "'; use guard_with_if");
+  if (old.is_reduce && (tail == TailStrategy::RoundUp || tail == TailStrategy::ShiftInwards))
+    fail(s, std::string(to_string(tail)) + " would change the reduction over axis '" + axis + "'; use guard_with_if");
+  if (tail == TailStrategy::RoundUp && !(s.ints[1] == 0 && old.extent % f == 0))
+    fail(s, "round_up of axis '" + axis + "' (extent " + std::to_string(old.extent) + ") by " + std::to_string(f) +
+                " would compute past the stage and read past its inputs; use a divisor or guard_with_if");
   if (!old.annotation.empty()) fail(s, "axis '" + axis + "' is already annotated " + old.annotation);
   std::string outer = axis + "_o", inner = axis + "_i";
   if (st.all_axes.count(outer) || st.all_axes.count(inner)) fail(s, "axis names '" + outer + "'/'" + inner + "' are taken");
@@ -167,9 +189,10 @@ void Schedule::apply_split(const Step &s) {
   int64_t inner_extent = nparts ? (old.extent + f - 1) / f : f;
   int64_t outer_extent = nparts ? f : (old.extent + f - 1) / f;
   if (inner_extent > old.extent) inner_extent = old.extent, outer_extent = 1;
-  st.leaves[idx] = LeafAxis{outer, outer_extent, old.is_reduce, ""};
-  st.leaves.insert(st.leaves.begin() + idx + 1, LeafAxis{inner, inner_extent, old.is_reduce, ""});
-  st.relations.push_back(Relation{Relation::Split, axis, outer, inner, f, nparts, tail});
+  bool tail_loop = old.has_tail || outer_extent * inner_extent != old.extent;
+  st.leaves[idx] = LeafAxis{outer, outer_extent, old.is_reduce, "", tail_loop};
+  st.leaves.insert(st.leaves.begin() + idx + 1, LeafAxis{inner, inner_extent, old.is_reduce, "", tail_loop});
+  st.relations.push_back(Relation{Relation::Split, axis, outer, inner, f, nparts, inner_extent, tail});
   st.all_axes.insert(outer);
   st.all_axes.insert(inner);
 }
@@ -182,13 +205,17 @@ void Schedule::apply_fuse(const Step &s) {
   if (b < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[1] + "'");
   if (b != a + 1) fail(s, "axis '" + s.axes[0] + "' must immediately enclose '" + s.axes[1] + "' to fuse them");
   if (st.leaves[a].is_reduce != st.leaves[b].is_reduce) fail(s, "cannot fuse a reduce axis with a spatial axis");
+  check_not_attach_point(stages_, st, s.axes[0], s);
+  check_not_attach_point(stages_, st, s.axes[1], s);
   if (!st.leaves[a].annotation.empty() || !st.leaves[b].annotation.empty()) fail(s, "cannot fuse annotated axes");
+  if (st.leaves[a].has_tail || st.leaves[b].has_tail)
+    fail(s, "cannot fuse axes of a split whose factor does not divide the extent (the fused loop would lose the tail guard)");
   std::string fused = s.axes[0] + "_" + s.axes[1] + "_f";
   if (st.all_axes.count(fused)) fail(s, "axis name '" + fused + "' is taken");
-  LeafAxis f{fused, st.leaves[a].extent * st.leaves[b].extent, st.leaves[a].is_reduce, ""};
+  LeafAxis f{fused, st.leaves[a].extent * st.leaves[b].extent, st.leaves[a].is_reduce, "", false};
   st.leaves.erase(st.leaves.begin() + b);
   st.leaves[a] = f;
-  st.relations.push_back(Relation{Relation::Fuse, fused, s.axes[0], s.axes[1], 0, false, TailStrategy::Auto});
+  st.relations.push_back(Relation{Relation::Fuse, fused, s.axes[0], s.axes[1], 0, false, 0, TailStrategy::Auto});
   st.all_axes.insert(fused);
 }
 
@@ -228,7 +255,14 @@ void Schedule::apply_annotation(const Step &s) {
     fail(s, "reduce axis '" + ax.name + "' cannot be " + (s.kind == "bind" ? "bound" : s.kind + "d") +
                 " (it would race on the accumulator; use rfactor)");
   if (s.kind == "vectorize" && ax.extent > 64) fail(s, "vector width " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
-  if (s.kind == "unroll" && ax.extent > 64) fail(s, "unroll extent " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
+  if (s.kind == "unroll") {
+    // Nested unrolling multiplies code size (and Halide/LLVM compile time).
+    int64_t unrolled = ax.extent;
+    for (const auto &l : st.leaves)
+      if (l.annotation == "unroll") unrolled *= l.extent;
+    if (unrolled > 64)
+      fail(s, "unrolling axis '" + ax.name + "' would unroll " + std::to_string(unrolled) + " iterations in stage '" + st.name + "' (limit 64)");
+  }
   ax.annotation = ann;
 }
 
@@ -258,6 +292,10 @@ void Schedule::apply_compute_at(const Step &s) {
   const StageInfo &tg = stage(s.target);
   if (tg.attach.kind == Attach::Inline) fail(s, "target stage '" + tg.name + "' is inlined");
   if (!consumes(tg.name, st.name)) fail(s, "stage '" + tg.name + "' does not consume '" + st.name + "'");
+  // The loop must enclose every use: all other (non-inlined) consumers must be the target.
+  for (const auto &o : stages_)
+    if (o.name != tg.name && o.attach.kind != Attach::Inline && consumes(o.name, st.name))
+      fail(s, "stage '" + st.name + "' is also consumed by '" + o.name + "', outside stage '" + tg.name + "'");
   if (tg.leaf_index(s.axes[0]) < 0) fail(s, "target stage '" + tg.name + "' has no leaf axis '" + s.axes[0] + "'");
   // No cycle: the target must not itself be computed inside this stage.
   for (std::string cur = tg.name; has_stage(cur) && stage(cur).attach.kind == Attach::At; cur = stage(cur).attach.stage)
@@ -269,6 +307,9 @@ void Schedule::apply_compute_inline(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.is_output) fail(s, "stage '" + st.name + "' is an output and cannot be inlined");
   if (st.kind == StageInfo::Compute && st.is_reduction()) fail(s, "stage '" + st.name + "' is a reduction and cannot be inlined");
+  bool has_loop_steps = !st.relations.empty();
+  for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
+  if (has_loop_steps) fail(s, "stage '" + st.name + "' has loop transformations; an inlined stage has no loops");
   for (const auto &o : stages_)
     if (o.attach.kind == Attach::At && o.attach.stage == st.name)
       fail(s, "stage '" + o.name + "' is computed at '" + st.name + "'; move it first");

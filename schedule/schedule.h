@@ -24,7 +24,12 @@
 
 namespace tetune {
 
-/** What a split does when the factor does not divide the extent (Halide's TailStrategy). */
+/**
+ * What a split does when the factor does not divide the extent (Halide's
+ * TailStrategy). auto: shift inwards on an output's pure loops, guard
+ * elsewhere. shift_inwards: not on reductions. round_up: only with a factor
+ * that divides the extent, and only exact at root (guarded when computed at).
+ */
 enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
 const char *to_string(TailStrategy t);
 TailStrategy parse_tail_strategy(const std::string &s);
@@ -50,6 +55,7 @@ struct LeafAxis {
   int64_t extent = 0;
   bool is_reduce = false;
   std::string annotation;  // "", "vectorize", "unroll", "parallel", or a GPU tag such as "blockIdx.x"
+  bool has_tail = false;   // produced by a split whose factor does not divide the extent
 };
 
 /** Where a stage is computed. */
@@ -65,6 +71,7 @@ struct Relation {
   std::string parent, outer, inner;
   int64_t factor = 0;  // split: inner extent, or number of outer parts when nparts
   bool nparts = false;
+  int64_t inner_extent = 0;  // split: the resulting inner extent (the factor given to Halide)
   TailStrategy tail = TailStrategy::Auto;
 };
 
@@ -153,6 +160,7 @@ class Schedule {
   std::vector<Tensor> inputs_;
   std::vector<StageInfo> stages_;
   std::vector<Step> trace_;
+  std::map<const TensorNode *, std::string> tensor_stage_;  // stage that realises each compute tensor
 };
 
 }  // namespace tetune
