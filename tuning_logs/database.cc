@@ -19,7 +19,7 @@
 #include "tuning_logs/schema.h"
 #include "tuning_logs/sqlite_util.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using internal::Statement;
@@ -526,4 +526,4 @@ std::string TuningLog::integrity_check() const {
   return out;
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -21,7 +21,7 @@
 
 struct sqlite3;
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /** Result of TuningLog::best_with_fallback(). */
 struct BestResult {
@@ -160,4 +160,4 @@ class TuningLog {
   std::string path_;
 };
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

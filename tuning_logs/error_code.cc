@@ -5,7 +5,7 @@
 
 #include "te/errors.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 constexpr std::array<std::pair<ErrorCode, const char *>, 8> kNames = {{
@@ -47,4 +47,4 @@ ErrorCode error_code_from_string(const std::string &text) {
   throw ParseError("unknown error code '" + text + "'");
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /**
  * Why a measured candidate failed. The numeric values are stored in the
@@ -35,4 +35,4 @@ ErrorCode error_code_from_string(const std::string &text);
  */
 ErrorCode error_code_from_int(int value);
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

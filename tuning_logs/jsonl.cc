@@ -6,7 +6,7 @@
 
 #include "te/errors.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using json = nlohmann::json;
@@ -178,4 +178,4 @@ JsonlEntry parse_jsonl_line(const std::string &line, size_t n) {
   return e;
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -19,7 +19,7 @@
 #include "tuning_logs/records.h"
 #include "tuning_logs/target_info.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /** Value of the "format" member written by to_jsonl_line(). */
 inline constexpr const char *kJsonlFormat = "tetune.record.v1";
@@ -43,4 +43,4 @@ std::string to_jsonl_line(const JsonlEntry &entry);
  */
 JsonlEntry parse_jsonl_line(const std::string &line, size_t line_number);
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 bool same_double(double a, double b) {
@@ -45,4 +45,4 @@ int64_t now_unix_ms() {
       .count();
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -8,7 +8,7 @@
 
 #include "tuning_logs/error_code.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /** A tuned computation (an operator with fixed shapes and dtypes). */
 struct WorkloadInfo {
@@ -57,4 +57,4 @@ double median_of(std::vector<double> values);
 /** Milliseconds since the Unix epoch, now. */
 int64_t now_unix_ms();
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

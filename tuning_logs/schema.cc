@@ -7,7 +7,7 @@
 #include "te/errors.h"
 #include "tuning_logs/sqlite_util.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using internal::exec;
@@ -147,4 +147,4 @@ void ensure_schema(sqlite3 *db, const std::string &path) {
   tx.commit();
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -5,7 +5,7 @@
 
 struct sqlite3;
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /** Version written to meta.schema_version by this build. */
 inline constexpr int kSchemaVersion = 1;
@@ -24,4 +24,4 @@ inline constexpr const char *kApplicationName = "tetune.tuning_log";
  */
 void ensure_schema(sqlite3 *db, const std::string &path);
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

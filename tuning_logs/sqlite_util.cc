@@ -9,7 +9,7 @@
 
 #include "te/errors.h"
 
-namespace tetune::log::internal {
+namespace tetune::tuning_log::internal {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -160,4 +160,4 @@ void WriteTransaction::commit() {
   }
 }
 
-}  // namespace tetune::log::internal
+}  // namespace tetune::tuning_log::internal

@@ -8,7 +8,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace tetune::log::internal {
+namespace tetune::tuning_log::internal {
 
 /** Throws tetune::TuningLogError: "<path>: <what>: <sqlite message> (code N)". */
 [[noreturn]] void throw_sqlite(sqlite3 *db, const std::string &path,
@@ -76,4 +76,4 @@ class WriteTransaction {
 /** How long BUSY is retried on top of sqlite3_busy_timeout, milliseconds. */
 inline constexpr int kBusyTimeoutMs = 30000;
 
-}  // namespace tetune::log::internal
+}  // namespace tetune::tuning_log::internal

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 std::string escape(const std::string &s) {
@@ -162,4 +162,4 @@ std::string describe_difference(const TargetInfo &a, const TargetInfo &b) {
   return out;
 }
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 
 /** The hardware/software a measurement was taken on. */
 struct TargetInfo {
@@ -67,4 +67,4 @@ bool is_compatible(const TargetInfo &a, const TargetInfo &b);
 /** Human-readable list of the fields that differ, e.g. "threads 8 vs 16". */
 std::string describe_difference(const TargetInfo &a, const TargetInfo &b);
 
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -1,4 +1,4 @@
-// The only autotune translation unit that sees tetune::log (no te headers here).
+// The only autotune translation unit that sees tetune::tuning_log (no te headers here).
 #include "autotune/measure/record_store.h"
 
 #include <algorithm>
@@ -11,26 +11,26 @@
 namespace tetune {
 namespace autotune {
 
-static_assert(static_cast<int>(ErrorCode::kUnknown) == static_cast<int>(log::ErrorCode::kUnknown), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kInvalidSchedule) == static_cast<int>(log::ErrorCode::kInvalidSchedule), "");
-static_assert(static_cast<int>(ErrorCode::kCrash) == static_cast<int>(log::ErrorCode::kCrash), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kWrongAnswer) == static_cast<int>(log::ErrorCode::kWrongAnswer), "");
-static_assert(static_cast<int>(ErrorCode::kTimeout) == static_cast<int>(log::ErrorCode::kTimeout), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kCompileError) == static_cast<int>(log::ErrorCode::kCompileError), "");
+static_assert(static_cast<int>(ErrorCode::kUnknown) == static_cast<int>(tuning_log::ErrorCode::kUnknown), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kInvalidSchedule) == static_cast<int>(tuning_log::ErrorCode::kInvalidSchedule), "");
+static_assert(static_cast<int>(ErrorCode::kCrash) == static_cast<int>(tuning_log::ErrorCode::kCrash), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kWrongAnswer) == static_cast<int>(tuning_log::ErrorCode::kWrongAnswer), "");
+static_assert(static_cast<int>(ErrorCode::kTimeout) == static_cast<int>(tuning_log::ErrorCode::kTimeout), "ErrorCode");
+static_assert(static_cast<int>(ErrorCode::kCompileError) == static_cast<int>(tuning_log::ErrorCode::kCompileError), "");
 
-std::string error_name(ErrorCode c) { return log::to_string(static_cast<log::ErrorCode>(c)); }
-double median_of(std::vector<double> v) { return log::median_of(std::move(v)); }
+std::string error_name(ErrorCode c) { return tuning_log::to_string(static_cast<tuning_log::ErrorCode>(c)); }
+double median_of(std::vector<double> v) { return tuning_log::median_of(std::move(v)); }
 
 struct RecordStore::Impl {
-  log::TuningLog db;
+  tuning_log::TuningLog db;
 };
 
 RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
                          const std::string &description_json, int threads)
     : workload_key_(workload_key) {
-  path_ = db_path.empty() ? log::TuningLog::default_path() : db_path;
-  impl_.reset(new Impl{log::TuningLog::open(path_)});
-  log::TargetInfo t = log::host_target_info(std::max(1, threads));
+  path_ = db_path.empty() ? tuning_log::TuningLog::default_path() : db_path;
+  impl_.reset(new Impl{tuning_log::TuningLog::open(path_)});
+  tuning_log::TargetInfo t = tuning_log::host_target_info(std::max(1, threads));
   target_key_ = t.key();
   impl_->db.upsert_workload({workload_key, op_name, description_json});
   impl_->db.upsert_target(t);
@@ -38,7 +38,7 @@ RecordStore::RecordStore(const std::string &db_path, const std::string &workload
 RecordStore::~RecordStore() = default;
 
 int64_t RecordStore::add(StoredRecord r) {
-  log::MeasureRecord m;
+  tuning_log::MeasureRecord m;
   m.workload_key = workload_key_;
   m.target_key = target_key_;
   m.schedule_json = r.schedule_json;
@@ -47,7 +47,7 @@ int64_t RecordStore::add(StoredRecord r) {
   m.error_code = r.error_code;
   m.error_msg = r.error_msg;
   m.gflops = r.gflops;
-  m.timestamp_unix_ms = r.timestamp_unix_ms ? r.timestamp_unix_ms : log::now_unix_ms();
+  m.timestamp_unix_ms = r.timestamp_unix_ms ? r.timestamp_unix_ms : tuning_log::now_unix_ms();
   m.tuner_version = r.tuner_version;
   m.trial_index = r.trial_index;
   return impl_->db.add_record(m);

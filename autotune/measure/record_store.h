@@ -1,10 +1,10 @@
 // RecordStore: the tuner's view of the TuningLog (tuning_logs/database.h).
 //
-// tuning_logs' namespace tetune::log cannot be seen in one translation unit
-// together with te/expr.h's function tetune::log(Expr), so this header uses
+// tuning_logs' namespace tetune::tuning_log cannot be seen in one translation unit
+// together with te/expr.h's function tetune::tuning_log(Expr), so this header uses
 // only plain types; record_store.cc is the one place that includes both
 // sides' vocabulary (it includes no te header). ErrorCode mirrors
-// tetune::log::ErrorCode value for value (checked by static_assert).
+// tetune::tuning_log::ErrorCode value for value (checked by static_assert).
 #pragma once
 
 #include <cstdint>
@@ -25,13 +25,13 @@ enum class ErrorCode : int {
   kInvalidSchedule = 6,
   kUnknown = 7,
 };
-/** "no_error", "timeout", ... (tetune::log::to_string). */
+/** "no_error", "timeout", ... (tetune::tuning_log::to_string). */
 std::string error_name(ErrorCode c);
 
 /** Median (mean of the two middle values); +inf when empty. */
 double median_of(std::vector<double> v);
 
-/** One record (fields as tetune::log::MeasureRecord; costs in ms). */
+/** One record (fields as tetune::tuning_log::MeasureRecord; costs in ms). */
 struct StoredRecord {
   int64_t id = 0;
   std::string schedule_json;

@@ -9,7 +9,7 @@
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 constexpr int kChildren = 4;
@@ -62,4 +62,4 @@ TEST(ConcurrencyTest, FourProcessesWriteOneDatabase) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -9,7 +9,7 @@
 #include "te/errors.h"
 #include "tests/tuning_logs/test_util.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using testing::cpu_target;
@@ -218,4 +218,4 @@ TEST(DefaultPathTest, HonoursEnvironment) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

@@ -9,7 +9,7 @@
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using testing::cpu_target;
@@ -179,4 +179,4 @@ TEST(JsonlTest, MalformedLineImportsNothing) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

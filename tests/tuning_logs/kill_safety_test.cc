@@ -14,7 +14,7 @@
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 bool write_all(int fd, const void *data, size_t n) {
@@ -102,4 +102,4 @@ TEST(KillSafetyTest, CommittedRecordsSurviveSigkill) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

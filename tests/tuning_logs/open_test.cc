@@ -10,7 +10,7 @@
 #include "tuning_logs/database.h"
 #include "tuning_logs/schema.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using testing::make_temp_dir;
@@ -134,4 +134,4 @@ TEST(OpenTest, EmptyFileBecomesALog) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

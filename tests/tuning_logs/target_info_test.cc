@@ -8,7 +8,7 @@
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/error_code.h"
 
-namespace tetune::log {
+namespace tetune::tuning_log {
 namespace {
 
 using testing::cpu_target;
@@ -112,4 +112,4 @@ TEST(ErrorCodeTest, RoundTripsNames) {
 }
 
 }  // namespace
-}  // namespace tetune::log
+}  // namespace tetune::tuning_log

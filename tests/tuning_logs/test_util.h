@@ -12,7 +12,7 @@
 
 #include "tuning_logs/database.h"
 
-namespace tetune::log::testing {
+namespace tetune::tuning_log::testing {
 
 /** A fresh directory under $TEST_TMPDIR (or /tmp). */
 inline std::string make_temp_dir() {
@@ -65,4 +65,4 @@ inline MeasureRecord record(const std::string &wk, const std::string &tk,
   return r;
 }
 
-}  // namespace tetune::log::testing
+}  // namespace tetune::tuning_log::testing
