@@ -1,6 +1,8 @@
 #include "codegen/kernel.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -125,6 +127,18 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
   } catch (const Halide::Error &e) {
     throw RuntimeError(std::string("kernel failed at run time: ") + e.what());
   }
+}
+
+double Kernel::median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup, int repeat) const {
+  for (int i = 0; i < warmup; i++) run(inputs, outputs);
+  std::vector<double> ms;
+  for (int i = 0; i < std::max(1, repeat); i++) {
+    auto t0 = std::chrono::steady_clock::now();
+    run(inputs, outputs);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
 }
 
 const LoopNest &Kernel::loop_nest() const { return impl_->nest; }

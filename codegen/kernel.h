@@ -45,6 +45,12 @@ class Kernel {
   /** Runs into preallocated outputs (Schedule::outputs() order, exact shapes). */
   void run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const;
 
+  /**
+   * Median wall time in ms of `repeat` runs into outputs after `warmup` runs
+   * (steady_clock, each run timed on its own).
+   */
+  double median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup = 1, int repeat = 10) const;
+
   /** The loop nest Halide produced, for features and inspection. */
   const LoopNest &loop_nest() const;
   /** Halide's pseudo-code of the lowered statement. */

@@ -10,6 +10,8 @@ namespace cli {
 void add_ops_command(CLI::App &app);     // tetune ops
 void add_run_op_command(CLI::App &app);  // tetune run-op
 void add_tune_op_command(CLI::App &app);  // tetune tune-op
+void add_graph_command(CLI::App &app);      // tetune graph (tools/graph_cmds.cc)
+void add_run_model_command(CLI::App &app);  // tetune run-model (tools/graph_cmds.cc)
 
 }  // namespace cli
 }  // namespace tetune

@@ -11,6 +11,8 @@ int main(int argc, char **argv) {
   tetune::cli::add_ops_command(app);
   tetune::cli::add_run_op_command(app);
   tetune::cli::add_tune_op_command(app);
+  tetune::cli::add_graph_command(app);
+  tetune::cli::add_run_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
