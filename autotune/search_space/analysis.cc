@@ -1,0 +1,173 @@
+// Analysis of the compute DAG for the sketch rules, and integer helpers.
+#include <algorithm>
+#include <functional>
+
+#include "autotune/search_space/search_space_internal.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+Graph analyze(const std::vector<Tensor> &outputs) {
+  Schedule base(outputs);
+  Graph g;
+  g.stages = base.stages();
+  for (size_t i = 0; i < g.stages.size(); i++) g.index[g.stages[i].name] = static_cast<int>(i);
+  for (const auto &st : g.stages)
+    for (const auto &r : st.reads)
+      if (g.index.count(r)) {
+        auto &v = g.consumers[r];
+        if (std::find(v.begin(), v.end(), st.name) == v.end()) v.push_back(st.name);
+      }
+  return g;
+}
+
+namespace {
+void visit(const Expr &e, const std::function<void(const ExprNode &)> &f) {
+  if (!e.defined()) return;
+  f(*e.get());
+  for (const auto &a : e->args) visit(a, f);
+}
+
+bool plain_index(const Expr &e) {
+  switch (e->kind) {
+    case ExprKind::Var:
+    case ExprKind::IntImm: return true;
+    case ExprKind::Binary: {
+      auto op = static_cast<BinaryOp>(e->op);
+      if (op != BinaryOp::Add && op != BinaryOp::Sub) return false;
+      return plain_index(e->args[0]) && plain_index(e->args[1]);
+    }
+    default: return false;
+  }
+}
+}  // namespace
+
+bool is_strictly_inlineable(const StageInfo &st) {
+  if (st.is_output || st.kind != StageInfo::Compute || st.is_reduction()) return false;
+  bool ok = true;
+  visit(st.tensor->body, [&](const ExprNode &n) {
+    if (n.kind == ExprKind::Select) ok = false;
+    if (n.kind == ExprKind::Unary) {
+      switch (static_cast<UnaryOp>(n.op)) {
+        case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Tanh: case UnaryOp::Erf:
+        case UnaryOp::Sin: case UnaryOp::Cos: ok = false; break;
+        default: break;
+      }
+    }
+    if (n.kind == ExprKind::Binary && static_cast<BinaryOp>(n.op) == BinaryOp::Pow) ok = false;
+    if (n.kind == ExprKind::Access)
+      for (const auto &a : n.args) ok = ok && plain_index(a);
+  });
+  return ok;
+}
+
+bool has_data_reuse(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction() || st.tensor->axes.empty()) return false;
+  int64_t spatial = 1;
+  for (auto e : st.shape) spatial *= e;
+  if (spatial < 2) return false;
+  bool reuse = false;
+  visit(st.tensor->body, [&](const ExprNode &n) {
+    if (n.kind != ExprKind::Access) return;
+    std::set<const VarNode *> used;
+    for (const auto &a : n.args)
+      visit(a, [&](const ExprNode &m) {
+        if (m.kind == ExprKind::Var) used.insert(m.var.get());
+      });
+    for (size_t i = 0; i < st.tensor->axes.size(); i++)
+      if (st.shape[i] > 1 && !used.count(st.tensor->axes[i].var.get())) reuse = true;
+  });
+  return reuse;
+}
+
+bool is_identity_access(const StageInfo &consumer, const StageInfo &producer) {
+  if (consumer.kind != StageInfo::Compute || producer.kind != StageInfo::Compute) return false;
+  if (consumer.shape != producer.shape) return false;
+  const auto &axes = consumer.tensor->axes;
+  bool ok = true, found = false;
+  visit(consumer.tensor->body, [&](const ExprNode &n) {
+    if (n.kind != ExprKind::Access || n.tensor != producer.tensor.node()) return;
+    found = true;
+    if (n.args.size() != axes.size()) { ok = false; return; }
+    for (size_t i = 0; i < axes.size(); i++)
+      if (n.args[i]->kind != ExprKind::Var || n.args[i]->var.get() != axes[i].var.get()) ok = false;
+  });
+  return ok && found;
+}
+
+std::vector<int64_t> prime_factors(int64_t n) {
+  std::vector<int64_t> f;
+  for (int64_t p = 2; p * p <= n; p++)
+    while (n % p == 0) f.push_back(p), n /= p;
+  if (n > 1) f.push_back(n);
+  return f;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; i++)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+bool is_prime(int64_t n) { return n >= 2 && prime_factors(n).size() == 1; }
+
+StagePlan &Sketch::plan(const std::string &stage) {
+  for (auto &p : plans)
+    if (p.stage == stage) return p;
+  throw Error("search space: no plan for stage '" + stage + "'");
+}
+const StagePlan &Sketch::plan(const std::string &stage) const {
+  for (const auto &p : plans)
+    if (p.stage == stage) return p;
+  throw Error("search space: no plan for stage '" + stage + "'");
+}
+
+std::string effective_consumer(const Graph &g, const Sketch &s, const std::string &stage) {
+  std::set<std::string> out, seen;
+  std::vector<std::string> todo;
+  auto it = g.consumers.find(stage);
+  if (it != g.consumers.end()) todo = it->second;
+  while (!todo.empty()) {
+    std::string c = todo.back();
+    todo.pop_back();
+    if (!seen.insert(c).second) continue;
+    if (s.plan(c).kind == PlanKind::Inline) {
+      auto jt = g.consumers.find(c);
+      if (jt != g.consumers.end()) todo.insert(todo.end(), jt->second.begin(), jt->second.end());
+    } else {
+      out.insert(c);
+    }
+  }
+  return out.size() == 1 ? *out.begin() : "";
+}
+
+TailStrategy tail_for(int64_t e, int64_t factor, bool computed_at) {
+  if (computed_at) return TailStrategy::GuardWithIf;
+  return e % factor == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+}
+
+std::pair<std::string, std::string> Inst::split(const std::string &stage, const std::string &axis, int64_t factor,
+                                                TailStrategy tail) {
+  const StageInfo &st = sch.stage(stage);
+  int i = st.leaf_index(axis);
+  int64_t e = i < 0 ? 0 : st.leaves[i].extent;
+  bool tailed = tail_loops.count({stage, axis}) || (e > 0 && e % factor != 0);
+  auto r = sch.split(stage, axis, factor, tail);
+  if (tailed) {
+    tail_loops.insert({stage, r.first});
+    tail_loops.insert({stage, r.second});
+  }
+  return r;
+}
+
+int64_t Inst::param(const std::string &name, int64_t dflt) const {
+  auto it = c.params.find(name);
+  return it == c.params.end() ? dflt : it->second;
+}
+
+}  // namespace ss
+}  // namespace autotune
+}  // namespace tetune

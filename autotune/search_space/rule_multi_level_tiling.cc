@@ -1,0 +1,353 @@
+// Rule "multi-level tiling" (Ansor's RuleMultiLevelTiling, CPU structure
+// "SSRSRS"): a reduction with data reuse (matmul, conv) gets its spatial axes
+// split in 4 levels and its reduce axes in 2, ordered S0 S1 R0 S2 R1 S3
+// (outermost first).
+//
+// Parameters: "<stage>.tile.<axis>.<k>" = length of level k (k = 1..3 for
+// spatial axes, k = 1 for reduce axes); level 0 is ceil(extent / product).
+// The innermost level of the last spatial axis is the vector width (<= 16).
+// Products divide the extent where possible; non-divisors (mostly for prime
+// extents such as 7, 13, 37) use TailStrategy::GuardWithIf on the tiled
+// stage's own loops and ShiftInwards on an outer (pure) stage.
+#include <algorithm>
+
+#include "autotune/search_space/search_space_internal.h"
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+bool needs_multi_level_tiling(const StageInfo &st) { return has_data_reuse(st); }
+
+namespace {
+class RuleMultiLevelTiling : public SketchRule {
+ public:
+  std::string name() const override { return "multi_level_tiling"; }
+  RuleResult condition(const Graph &g, const Sketch &, const std::string &stage) const override {
+    return needs_multi_level_tiling(g.stage(stage)) ? RuleResult::ApplyAndSkipRest : RuleResult::Skip;
+  }
+  std::vector<Sketch> apply(const Graph &, const Sketch &s, const std::string &stage) const override {
+    Sketch out = s;
+    StagePlan &p = out.plan(stage);
+    p.kind = PlanKind::Tiled;
+    p.cache_write = false;
+    p.consumer.clear();
+    return {out};
+  }
+};
+
+int64_t product(const std::vector<int64_t> &l) {
+  int64_t p = 1;
+  for (auto x : l) p *= x;
+  return p;
+}
+
+template <typename T>
+T pick(const std::vector<T> &v, std::mt19937_64 &rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+}  // namespace
+
+std::unique_ptr<SketchRule> make_rule_multi_level_tiling() { return std::make_unique<RuleMultiLevelTiling>(); }
+
+// ---- tile sizes -------------------------------------------------------------------
+
+bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
+  if (static_cast<int>(l.size()) != t.levels - 1) return false;
+  for (auto x : l)
+    if (x < 1) return false;
+  if (product(l) > t.extent) return false;
+  if (t.vec_axis && l.back() > kMaxVector) return false;
+  return true;
+}
+
+std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {
+  const int64_t E = t.extent;
+  const int n = t.levels;
+  std::vector<int64_t> lv(n, 1);  // lv[0] = outer (derived)
+  std::uniform_real_distribution<double> u(0, 1);
+  double p_nondiv = (is_prime(E) && E > 3) ? 0.5 : 0.1;
+  if (u(rng) >= p_nondiv) {
+    int64_t rest = E;
+    int top = n - 1;
+    if (t.vec_axis) {
+      std::vector<int64_t> cand;
+      for (auto d : divisors(E))
+        if (d <= kMaxVector) cand.push_back(d);
+      lv[n - 1] = pick(cand, rng);
+      rest /= lv[n - 1];
+      top = n - 2;
+    }
+    for (auto p : prime_factors(rest)) lv[std::uniform_int_distribution<int>(0, top)(rng)] *= p;
+  } else {
+    int64_t prod = 1;
+    const std::vector<int64_t> pow2 = {1, 2, 4, 8, 16};
+    for (int k = n - 1; k >= 1; k--) {
+      int64_t x = pick(pow2, rng);
+      if (!(t.vec_axis && k == n - 1) && x == 16) x = pick(std::vector<int64_t>{1, 2, 3, 4}, rng);
+      if (prod * x > E) x = 1;
+      lv[k] = x;
+      prod *= x;
+    }
+  }
+  return std::vector<int64_t>(lv.begin() + 1, lv.end());
+}
+
+bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng) {
+  const int n = t.levels;
+  for (int attempt = 0; attempt < 16; attempt++) {
+    int src = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    int dst = std::uniform_int_distribution<int>(0, n - 2)(rng);
+    if (dst >= src) dst++;
+    std::vector<int64_t> nl = l;
+    int64_t prod = product(nl);
+    if (src == 0) {
+      int64_t p;
+      if (t.extent % prod == 0) {
+        int64_t outer = t.extent / prod;
+        if (outer == 1) continue;
+        p = pick(prime_factors(outer), rng);
+      } else {
+        p = pick(std::vector<int64_t>{2, 3}, rng);
+      }
+      nl[dst - 1] *= p;
+    } else {
+      if (nl[src - 1] == 1) continue;
+      int64_t p = pick(prime_factors(nl[src - 1]), rng);
+      nl[src - 1] /= p;
+      if (dst != 0) nl[dst - 1] *= p;
+    }
+    if (valid_tile(t, nl) && nl != l) {
+      l = nl;
+      return true;
+    }
+  }
+  return false;
+}
+
+void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
+  const StageInfo &st = g.stage(p.stage);
+  int nd = static_cast<int>(st.spatial_axes.size());
+  for (int i = 0; i < nd; i++)
+    if (st.shape[i] > 1) s.tiles.push_back(TileSpec{p.stage, st.spatial_axes[i], st.shape[i], 4, i == nd - 1});
+  for (const auto &r : st.reduce_axes)
+    if (r.extent > 1) s.tiles.push_back(TileSpec{p.stage, r.var.name(), r.extent, 2, false});
+}
+
+// ---- instantiation ------------------------------------------------------------------
+
+AxisTiles read_tiles(const Inst &in, const StageInfo &st) {
+  AxisTiles t;
+  int nd = static_cast<int>(st.spatial_axes.size());
+  for (int i = 0; i < nd; i++) {
+    if (st.shape[i] <= 1) {
+      t.untiled_sp.push_back(i);
+      continue;
+    }
+    TileSpec spec{st.name, st.spatial_axes[i], st.shape[i], 4, i == nd - 1};
+    std::vector<int64_t> l;
+    for (int k = 1; k < 4; k++) l.push_back(in.param(spec.param(k), 1));
+    if (!valid_tile(spec, l)) l = {1, 1, 1};
+    t.tiled_sp.push_back(i);
+    t.sp[i] = l;
+  }
+  for (int j = 0; j < static_cast<int>(st.reduce_axes.size()); j++) {
+    const auto &r = st.reduce_axes[j];
+    if (r.extent <= 1) {
+      t.untiled_red.push_back(j);
+      continue;
+    }
+    TileSpec spec{st.name, r.var.name(), r.extent, 2, false};
+    std::vector<int64_t> l = {in.param(spec.param(1), 1)};
+    if (!valid_tile(spec, l)) l = {1};
+    t.tiled_red.push_back(j);
+    t.red[j] = l[0];
+  }
+  return t;
+}
+
+namespace {
+void append(std::vector<std::string> &a, const std::vector<std::string> &b) {
+  for (const auto &x : b)
+    if (!x.empty()) a.push_back(x);
+}
+
+// Splits `axis` into levels of the given inner lengths (outermost level
+// derived; its split gets GuardWithIf when it does not divide, or Auto on
+// an outer stage: ShiftInwards on an output's pure loops, so that a stage
+// computed at a tile always sees a whole tile). Returns one loop name per level, "" for a level that needs no
+// loop: a split by 1 is never made (the remaining levels are then all 1).
+std::vector<std::string> split_levels(Inst &in, const std::string &stage, const std::string &axis, int64_t extent,
+                                      const std::vector<int64_t> &inner, bool outer_stage = false) {
+  std::vector<std::string> names(inner.size() + 1);
+  std::string cur = axis;
+  for (size_t k = 0; k < inner.size(); k++) {
+    int64_t f = 1;
+    for (size_t m = k; m < inner.size(); m++) f *= inner[m];
+    if (f == 1) break;
+    auto [o, i] = in.split(stage, cur, f, k == 0 && !outer_stage ? tail_for(extent, f, false) : TailStrategy::Auto);
+    names[k] = o;
+    cur = i;
+    names[k + 1] = cur;
+  }
+  if (names[0].empty()) names[0] = axis;
+  return names;
+}
+
+// Splits the reduce axes of `stage` into R0 / R1 (untiled ones listed in rpre).
+void split_reduce(Inst &in, const std::string &stage, const StageInfo &st, const AxisTiles &t,
+                  std::vector<std::string> &rpre, std::vector<std::string> &r0, std::vector<std::string> &r1) {
+  for (int j : t.untiled_red) rpre.push_back(st.reduce_axes[j].var.name());
+  for (int j : t.tiled_red) {
+    const auto &r = st.reduce_axes[j];
+    auto n = split_levels(in, stage, r.var.name(), r.extent, {t.red.at(j)});
+    r0.push_back(n[0]);
+    r1.push_back(n[1]);
+  }
+}
+
+std::string first(const std::vector<std::string> &v) {
+  for (const auto &x : v)
+    if (!x.empty()) return x;
+  return "";
+}
+std::string last(const std::vector<std::string> &v) {
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (!it->empty()) return *it;
+  return "";
+}
+
+void add_points(Placed &pl, const std::vector<std::string> &pts) {
+  for (const auto &p : pts)
+    if (!p.empty() && std::find(pl.attach_points.begin(), pl.attach_points.end(), p) == pl.attach_points.end())
+      pl.attach_points.push_back(p);
+}
+}  // namespace
+
+// The stage alone: S0 S1 R0 S2 R1 S3 on one stage (which then holds the reduction's update).
+static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
+  const std::string &S = st.name;
+  std::vector<std::string> pre, s0, s1, s2, s3, rpre, r0, r1;
+  for (int i : t.untiled_sp) pre.push_back(st.spatial_axes[i]);
+  std::string vec;
+  for (int i : t.tiled_sp) {
+    auto n = split_levels(in, S, st.spatial_axes[i], st.shape[i], t.sp.at(i));
+    s0.push_back(n[0]), s1.push_back(n[1]), s2.push_back(n[2]), s3.push_back(n[3]);
+    if (i == static_cast<int>(st.spatial_axes.size()) - 1) vec = n[3];
+  }
+  split_reduce(in, S, st, t, rpre, r0, r1);
+  std::vector<std::string> outer, order;
+  append(outer, pre);
+  append(outer, s0);
+  append(outer, s1);
+  order = outer;
+  append(order, rpre);
+  append(order, r0);
+  append(order, s2);
+  append(order, r1);
+  append(order, s3);
+  in.sch.reorder(S, order);
+  int64_t par = in.param(S + ".parallel", 1);
+  fuse_parallel(in, S, outer, static_cast<int>(std::min<int64_t>(par, static_cast<int64_t>(outer.size()))));
+  if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
+  std::vector<std::string> r1n;
+  append(r1n, r1);
+  unroll_inner(in.sch, S, r1n, in.param(S + ".max_unroll", 16));
+  Placed &pl = in.placed[S];
+  pl.compute_name = S;
+  add_points(pl, {last(outer), first(r0)});
+}
+
+std::string tile_outer(Inst &in, const std::string &O, const std::vector<std::string> &o_axes, const StageInfo &st,
+                       const AxisTiles &t, int L, int64_t parallel) {
+  std::vector<std::string> pre, outer, rems;
+  for (int i : t.untiled_sp) pre.push_back(o_axes[i]);
+  std::vector<std::vector<std::string>> levels(L + 1);
+  std::string vec;
+  int lastax = static_cast<int>(o_axes.size()) - 1;
+  for (int i : t.tiled_sp) {
+    const auto &l = t.sp.at(i);
+    bool v = i == lastax && l[2] > 1;
+    std::vector<int64_t> inner = {l[0]};
+    if (L == 2 || v) inner.push_back(l[1]), inner.push_back(l[2]);
+    else inner.push_back(l[1] * l[2]);
+    // Auto = ShiftInwards on an output's pure definition: every tile is
+    // whole, so the stage computed at it always sees a full tile.
+    auto n = split_levels(in, O, o_axes[i], st.shape[i], inner, true);
+    for (int k = 0; k <= L; k++) levels[k].push_back(n[k]);
+    for (size_t k = L + 1; k < n.size(); k++) rems.push_back(n[k]);
+    if (v) vec = n.back();
+  }
+  append(outer, pre);
+  for (const auto &lv : levels) append(outer, lv);
+  std::vector<std::string> order = outer;
+  append(order, rems);
+  in.sch.reorder(O, order);
+  fuse_parallel(in, O, outer, static_cast<int>(std::min<int64_t>(parallel, static_cast<int64_t>(outer.size()))));
+  if (!vec.empty()) maybe_vectorize(in.sch, O, vec);
+  Placed &pl = in.placed[O];
+  pl.compute_name = O;
+  add_points(pl, {first(outer), last(outer)});
+  return last(outer);
+}
+
+void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisTiles &t, int L, int64_t max_unroll) {
+  std::vector<std::string> pre, s2, s3, rpre, r0, r1;
+  for (int i : t.untiled_sp) pre.push_back(st.spatial_axes[i]);
+  std::string vec;
+  for (int i : t.tiled_sp) {
+    auto n = split_levels(in, I, st.spatial_axes[i], st.shape[i], {t.sp.at(i)[2]});
+    s2.push_back(n[0]), s3.push_back(n[1]);
+    if (i == static_cast<int>(st.spatial_axes.size()) - 1) vec = n[1];
+  }
+  split_reduce(in, I, st, t, rpre, r0, r1);
+  std::vector<std::string> order;
+  append(order, pre);
+  if (L == 2) append(order, s2);
+  append(order, rpre);
+  append(order, r0);
+  if (L != 2) append(order, s2);
+  append(order, r1);
+  append(order, s3);
+  in.sch.reorder(I, order);
+  if (!vec.empty()) maybe_vectorize(in.sch, I, vec);
+  std::vector<std::string> r1n;
+  append(r1n, r1);
+  unroll_inner(in.sch, I, r1n, max_unroll);
+  Placed &pl = in.placed[I];
+  pl.compute_name = I;
+  // Producers (a conv's pad) may be computed at the outermost reduce tile
+  // loop only: at an inner one (rx of a stride-2 conv) Halide's JIT code
+  // crashed (sliding window over a strided footprint, it seems).
+  if (first(r0).empty()) add_points(pl, {order.front()});
+  else add_points(pl, {first(r0)});
+}
+
+void instantiate_tiled(Inst &in, const StagePlan &p) {
+  const StageInfo &st = in.g.stage(p.stage);
+  AxisTiles t = read_tiles(in, st);
+  if (p.cache_write) {
+    std::string local = in.sch.cache_write(p.stage);
+    int L = static_cast<int>(in.param(p.stage + ".at_level", 1));
+    if (L != 2) L = 1;
+    std::string at = tile_outer(in, p.stage, st.spatial_axes, st, t, L, in.param(p.stage + ".parallel", 1));
+    in.sch.compute_at(local, p.stage, at);
+    tile_inner(in, local, st, t, L, in.param(p.stage + ".max_unroll", 16));
+    in.placed[p.stage].compute_name = local;
+    return;
+  }
+  if (!p.consumer.empty()) {
+    // The consumer (visited earlier) tiled itself and left the loop to compute at.
+    const Placed &cons = in.placed.at(p.consumer);
+    int L = static_cast<int>(in.param(p.stage + ".at_level", 1));
+    if (L != 2) L = 1;
+    in.sch.compute_at(p.stage, cons.pending_at_stage, cons.pending_at_axis);
+    tile_inner(in, p.stage, st, t, L, in.param(p.stage + ".max_unroll", 16));
+    return;
+  }
+  tile_standalone(in, st, t);
+}
+
+}  // namespace ss
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,74 @@
+// Annotation (Ansor section 4.2, "random annotation"): on CPU the outer
+// spatial tile loops are fused and marked parallel, the innermost spatial loop
+// is vectorized, and the innermost reduce loops are unrolled.
+//
+// Parameters of a tiled stage S:
+//   "S.parallel"   how many outer loops (outermost first: S0 of every axis,
+//                  then S1, ...) are fused into the parallel loop; 0 = serial.
+//                  Clamped to the number of outer loops of the sketch.
+//   "S.max_unroll" the R1 loops are unrolled from the innermost outwards while
+//                  the product of their extents stays <= max_unroll (0, 4, 16, 64).
+//   the vector width is the innermost tile level of the last spatial axis
+//   ("S.tile.<last axis>.3", a divisor of the extent or a power of two <= 16).
+#include <algorithm>
+
+#include "autotune/search_space/search_space_internal.h"
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s) {
+  const StageInfo &st = g.stage(p.stage);
+  int n_untiled = 0, n_tiled = 0;
+  for (auto e : st.shape) (e > 1 ? n_tiled : n_untiled)++;
+  int max_outer = n_untiled + 2 * n_tiled;
+  if (p.cache_write || !p.consumer.empty()) max_outer = n_untiled + 3 * n_tiled;  // S0 S1 S2 at at_level 2
+  ChoiceSpec par{p.stage, p.stage + ".parallel", {}, {}};
+  for (int k = 0; k <= max_outer; k++) {
+    par.values.push_back(k);
+    par.weights.push_back(k == 0 ? 0.5 : (k <= n_untiled + n_tiled ? 2.0 : 0.5));
+  }
+  s.choices.push_back(par);
+  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".max_unroll", {0, 4, 16, 64}, {}});
+  if (p.cache_write || !p.consumer.empty()) s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".at_level", {1, 2}, {}});
+}
+
+int64_t leaf_extent(const Schedule &sch, const std::string &stage, const std::string &loop) {
+  const StageInfo &st = sch.stage(stage);
+  int i = st.leaf_index(loop);
+  return i < 0 ? -1 : st.leaves[i].extent;
+}
+
+void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n) {
+  if (n <= 0 || order.empty()) return;
+  n = std::min<int>(n, static_cast<int>(order.size()));
+  int fusible = 0;
+  while (fusible < static_cast<int>(order.size()) && !in.tail_loops.count({stage, order[fusible]})) fusible++;
+  n = std::max(1, std::min(n, fusible));
+  std::string f = order[0];
+  for (int k = 1; k < n; k++) f = in.sch.fuse(stage, f, order[k]);
+  in.sch.parallel(stage, f);
+  order.erase(order.begin(), order.begin() + n);
+  order.insert(order.begin(), f);
+}
+
+void unroll_inner(Schedule &sch, const std::string &stage, const std::vector<std::string> &loops, int64_t max_unroll) {
+  int64_t prod = 1;
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    int64_t e = leaf_extent(sch, stage, *it);
+    if (e <= 1) continue;
+    if (e > 64 || prod * e > max_unroll) break;
+    prod *= e;
+    sch.unroll(stage, *it);
+  }
+}
+
+void maybe_vectorize(Schedule &sch, const std::string &stage, const std::string &loop) {
+  int64_t e = leaf_extent(sch, stage, loop);
+  if (e >= 2 && e <= 64) sch.vectorize(stage, loop);
+}
+
+}  // namespace ss
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,125 @@
+// Rule "simple stage" (the catch-all, like Ansor's skip rule followed by
+// annotation): elementwise / injective stages and reductions without data
+// reuse (softmax's max and sum) keep their loop order; the innermost spatial
+// axis is split by the vector width and vectorized, the outer spatial loops
+// are fused and marked parallel (root stages only), and the innermost reduce
+// axis is split and its inner loop unrolled.
+//
+// Parameters of a simple stage S:
+//   "S.vec"      vector width (1 = none): a divisor of the last extent or a power of two <= 16
+//   "S.parallel" number of outer spatial loops fused into the parallel loop (0 = serial)
+//   "S.unroll"   inner split of the innermost reduce axis that is unrolled (1 = none)
+//   "S.loc", "S.at" compute location of a non-output stage (rule_inline.cc)
+#include <algorithm>
+
+#include "autotune/search_space/search_space_internal.h"
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+namespace {
+class RuleSimple : public SketchRule {
+ public:
+  std::string name() const override { return "simple"; }
+  RuleResult condition(const Graph &, const Sketch &, const std::string &) const override {
+    return RuleResult::ApplyAndSkipRest;
+  }
+  std::vector<Sketch> apply(const Graph &g, const Sketch &s, const std::string &stage) const override {
+    Sketch out = s;
+    StagePlan &p = out.plan(stage);
+    p.kind = PlanKind::Simple;
+    p.loc_choice = !g.stage(stage).is_output;
+    return {out};
+  }
+};
+}  // namespace
+
+std::unique_ptr<SketchRule> make_rule_simple() { return std::make_unique<RuleSimple>(); }
+
+void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
+  const StageInfo &st = g.stage(p.stage);
+  int nd = static_cast<int>(st.spatial_axes.size());
+  if (nd > 0 && st.shape[nd - 1] > 1) {
+    int64_t E = st.shape[nd - 1];
+    std::set<int64_t> vs = {1};
+    for (auto d : divisors(E))
+      if (d <= kMaxVector) vs.insert(d);
+    for (int64_t v = 2; v <= kMaxVector && v <= E; v *= 2) vs.insert(v);
+    ChoiceSpec c{p.stage, p.stage + ".vec", {}, {}};
+    for (auto v : vs) {
+      c.values.push_back(v);
+      c.weights.push_back(v == 1 ? 0.5 : 1.0);
+    }
+    s.choices.push_back(c);
+  }
+  if (nd > 0) {
+    ChoiceSpec c{p.stage, p.stage + ".parallel", {}, {}};
+    for (int k = 0; k <= nd; k++) {
+      c.values.push_back(k);
+      c.weights.push_back(k == 0 ? 0.5 : 1.0);
+    }
+    s.choices.push_back(c);
+  }
+  if (st.is_reduction() && st.reduce_axes.back().extent > 1) {
+    ChoiceSpec c{p.stage, p.stage + ".unroll", {}, {}};
+    for (int64_t u = 1; u <= 16 && u <= st.reduce_axes.back().extent; u *= 2) c.values.push_back(u);
+    s.choices.push_back(c);
+  }
+}
+
+void instantiate_simple(Inst &in, const StagePlan &p) {
+  const StageInfo &st = in.g.stage(p.stage);
+  const std::string &S = p.stage;
+  bool inlined = false;
+  bool at = place_stage(in, p, inlined);
+  Placed &pl = in.placed[S];
+  pl.compute_name = S;
+  if (inlined) {
+    pl.inlined = true;
+    return;
+  }
+  std::vector<std::string> sp = st.spatial_axes, red;
+  int nd = static_cast<int>(sp.size());
+  std::string vec, unr;
+  if (nd > 0) {
+    int64_t E = st.shape[nd - 1], v = in.param(S + ".vec", 1);
+    // Not when computed at another stage's loop: a guarded vector split of a
+    // region narrower than the vector crashed Halide-JIT code (conv stride 2,
+    // pad at the conv's reduce loop), so such stages keep plain loops.
+    if (!at && E > 1 && v >= 2 && v <= E && v <= 64) {
+      TailStrategy tail = at ? TailStrategy::GuardWithIf
+                             : (E % v == 0 || !st.is_reduction() ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+      auto [ao, ai] = in.split(S, sp[nd - 1], v, tail);
+      sp[nd - 1] = ao;
+      vec = ai;
+    }
+  }
+  for (const auto &r : st.reduce_axes) red.push_back(r.var.name());
+  if (!red.empty()) {
+    int64_t R = st.reduce_axes.back().extent, u = in.param(S + ".unroll", 1);
+    if (u >= 2 && u <= R && u <= 64) {
+      auto [ro, ri] = in.split(S, red.back(), u, tail_for(R, u, false));
+      red.back() = ro;
+      red.push_back(ri);
+      unr = ri;
+    }
+  }
+  if (!red.empty() && !vec.empty()) {
+    std::vector<std::string> order = sp;
+    order.insert(order.end(), red.begin(), red.end());
+    order.push_back(vec);
+    in.sch.reorder(S, order);
+  }
+  if (!at && !sp.empty()) fuse_parallel(in, S, sp, static_cast<int>(in.param(S + ".parallel", 1)));
+  if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
+  if (!unr.empty()) in.sch.unroll(S, unr);
+  if (!sp.empty()) {
+    pl.attach_points.push_back(sp.front());
+    if (sp.back() != sp.front()) pl.attach_points.push_back(sp.back());
+  }
+}
+
+}  // namespace ss
+}  // namespace autotune
+}  // namespace tetune

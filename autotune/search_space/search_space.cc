@@ -1,0 +1,227 @@
+// SearchSpace: sketch generation by rules (outputs to inputs), random
+// annotation, mutation, crossover and instantiation into schedule steps.
+#include "autotune/search_space/search_space.h"
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+#include "autotune/search_space/search_space_internal.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+
+std::string Candidate::key() const {
+  std::ostringstream os;
+  os << "sketch=" << sketch;
+  for (const auto &kv : params) os << ";" << kv.first << "=" << kv.second;
+  return os.str();
+}
+
+namespace {
+using namespace ss;
+
+constexpr size_t kMaxSketches = 64;
+
+std::string describe(const Graph &g, const StagePlan &p) {
+  switch (p.kind) {
+    case PlanKind::Inline: return p.stage + ": inline";
+    case PlanKind::FusedConsumer: return p.stage + ": tiled following " + p.producer;
+    case PlanKind::Tiled: {
+      std::string d = p.stage + ": multi-level tiling SSRSRS";
+      if (p.cache_write) d += " + cache_write";
+      if (!p.consumer.empty()) d += " + fused consumer " + p.consumer;
+      return d;
+    }
+    case PlanKind::Simple: {
+      std::string d = p.stage + ": simple (vectorize / parallel";
+      if (g.stage(p.stage).is_reduction()) d += " / unroll";
+      d += ")";
+      if (p.loc_choice) d += " + compute location choice";
+      return d;
+    }
+  }
+  return p.stage;
+}
+
+void finalize(const Graph &g, Sketch &s) {
+  std::vector<std::string> parts;
+  for (const auto &p : s.plans) {
+    switch (p.kind) {
+      case PlanKind::Tiled:
+        add_tiling_params(g, p, s);
+        add_annotation_params(g, p, s);
+        break;
+      case PlanKind::Simple:
+        add_location_params(g, p, s);
+        add_simple_params(g, p, s);
+        break;
+      default: break;
+    }
+  }
+  for (auto it = s.plans.rbegin(); it != s.plans.rend(); ++it) parts.push_back(describe(g, *it));
+  std::string d;
+  for (size_t i = 0; i < parts.size(); i++) d += (i ? "; " : "") + parts[i];
+  s.description = d;
+}
+
+std::vector<Sketch> generate_sketches(const Graph &g) {
+  std::vector<std::unique_ptr<SketchRule>> rules;
+  rules.push_back(make_rule_inline());
+  rules.push_back(make_rule_rfactor());
+  rules.push_back(make_rule_fuse_consumer());
+  rules.push_back(make_rule_cache_write());
+  rules.push_back(make_rule_multi_level_tiling());
+  rules.push_back(make_rule_simple());
+  Sketch init;
+  for (const auto &st : g.stages) init.plans.push_back(StagePlan{st.name});
+  std::deque<std::pair<Sketch, int>> todo = {{init, static_cast<int>(g.stages.size()) - 1}};
+  std::vector<Sketch> done;
+  while (!todo.empty() && done.size() < kMaxSketches) {
+    auto [s, i] = todo.front();
+    todo.pop_front();
+    if (i < 0) {
+      done.push_back(s);
+      continue;
+    }
+    const std::string &stage = g.stages[i].name;
+    if (s.plan(stage).kind == PlanKind::FusedConsumer) {
+      todo.emplace_back(s, i - 1);
+      continue;
+    }
+    for (const auto &r : rules) {
+      RuleResult res = r->condition(g, s, stage);
+      if (res == RuleResult::Skip) continue;
+      for (auto &n : r->apply(g, s, stage)) todo.emplace_back(std::move(n), i - 1);
+      if (res == RuleResult::ApplyAndSkipRest) break;
+    }
+  }
+  for (auto &s : done) finalize(g, s);
+  return done;
+}
+
+int64_t pick_choice(const ChoiceSpec &c, std::mt19937_64 &rng) {
+  if (c.weights.size() == c.values.size() && !c.weights.empty()) {
+    std::discrete_distribution<size_t> d(c.weights.begin(), c.weights.end());
+    return c.values[d(rng)];
+  }
+  return c.values[std::uniform_int_distribution<size_t>(0, c.values.size() - 1)(rng)];
+}
+
+std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t) {
+  std::vector<int64_t> l;
+  for (int k = 1; k < t.levels; k++) {
+    auto it = c.params.find(t.param(k));
+    l.push_back(it == c.params.end() ? 1 : it->second);
+  }
+  return l;
+}
+
+void set_tile(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
+  for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
+}
+}  // namespace
+
+SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
+  impl_->task = task;
+  if (task.outputs.empty()) throw Error("search space: task '" + task.name + "' has no outputs");
+  impl_->graph = analyze(task.outputs);
+  impl_->sketches = generate_sketches(impl_->graph);
+  if (impl_->sketches.empty()) throw Error("search space: no sketch rule applies to task '" + task.name + "'");
+}
+
+SearchSpace::~SearchSpace() = default;
+
+int SearchSpace::num_sketches() const { return static_cast<int>(impl_->sketches.size()); }
+
+std::string SearchSpace::sketch_description(int i) const {
+  if (i < 0 || i >= num_sketches()) throw Error("search space: no sketch " + std::to_string(i));
+  return impl_->sketches[i].description;
+}
+
+Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
+  Candidate c;
+  c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);
+  const Sketch &s = impl_->sketches[c.sketch];
+  for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
+  for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
+  return c;
+}
+
+Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
+  if (c.sketch < 0 || c.sketch >= num_sketches()) throw Error("search space: candidate of unknown sketch " + std::to_string(c.sketch));
+  const Sketch &s = impl_->sketches[c.sketch];
+  Candidate out = c;
+  size_t n = s.tiles.size() + s.choices.size();
+  if (n == 0) return out;
+  for (int attempt = 0; attempt < 16; attempt++) {
+    size_t k = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+    if (k < s.tiles.size()) {
+      const TileSpec &t = s.tiles[k];
+      std::vector<int64_t> l = get_tile(out, t);
+      if (!valid_tile(t, l)) {
+        set_tile(out, t, sample_tile(t, rng));
+        return out;
+      }
+      if (mutate_tile(t, l, rng)) {
+        set_tile(out, t, l);
+        return out;
+      }
+    } else {
+      const ChoiceSpec &ch = s.choices[k - s.tiles.size()];
+      if (ch.values.size() < 2) continue;
+      int64_t cur = out.params.count(ch.name) ? out.params.at(ch.name) : ch.values[0];
+      std::vector<int64_t> others;
+      for (auto v : ch.values)
+        if (v != cur) others.push_back(v);
+      out.params[ch.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
+      return out;
+    }
+  }
+  return out;
+}
+
+Candidate SearchSpace::crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const {
+  if (a.sketch != b.sketch || a.sketch < 0 || a.sketch >= num_sketches()) return a;
+  const Sketch &s = impl_->sketches[a.sketch];
+  std::map<std::string, bool> from_b;
+  std::bernoulli_distribution coin(0.5);
+  for (const auto &t : s.tiles)
+    if (!from_b.count(t.stage)) from_b[t.stage] = coin(rng);
+  for (const auto &ch : s.choices)
+    if (!from_b.count(ch.stage)) from_b[ch.stage] = coin(rng);
+  Candidate out = a;
+  for (const auto &t : s.tiles)
+    if (from_b[t.stage]) set_tile(out, t, get_tile(b, t));
+  for (const auto &ch : s.choices)
+    if (from_b[ch.stage] && b.params.count(ch.name)) out.params[ch.name] = b.params.at(ch.name);
+  return out;
+}
+
+std::vector<Step> SearchSpace::steps(const Candidate &c) const {
+  if (c.sketch < 0 || c.sketch >= num_sketches()) throw Error("search space: candidate of unknown sketch " + std::to_string(c.sketch));
+  const Sketch &s = impl_->sketches[c.sketch];
+  Inst in{impl_->graph, s, c, Schedule(impl_->task.outputs), {}};
+  const auto &stages = impl_->graph.stages;
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const StagePlan &p = s.plan(it->name);
+    switch (p.kind) {
+      case PlanKind::Inline:
+        in.sch.compute_inline(p.stage);
+        in.placed[p.stage].inlined = true;
+        in.placed[p.stage].compute_name = p.stage;
+        break;
+      case PlanKind::Simple: instantiate_simple(in, p); break;
+      case PlanKind::Tiled: instantiate_tiled(in, p); break;
+      case PlanKind::FusedConsumer: instantiate_fused_consumer(in, p); break;
+    }
+  }
+  return in.sch.trace();
+}
+
+Schedule SearchSpace::schedule(const Candidate &c) const { return replay(impl_->task.outputs, steps(c)); }
+
+}  // namespace autotune
+}  // namespace tetune

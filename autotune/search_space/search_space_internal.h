@@ -1,0 +1,216 @@
+// Internals of the search space: the DAG analysis, sketch plans, the sketch
+// rules (one per file, rule_*.cc) and the instantiation of a candidate into
+// schedule steps.
+//
+// A sketch assigns one StagePlan to every stage of the original compute
+// (Schedule(task.outputs)). The plans are produced by rules walking the stages
+// from outputs to inputs (Ansor, OSDI 2020, section 4.1). A candidate fills a
+// sketch's parameters (TileSpec / ChoiceSpec); instantiation walks the stages
+// from outputs to inputs again and applies schedule primitives on a live
+// Schedule, whose trace is the candidate's steps.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autotune/search_space/search_space.h"
+#include "schedule/schedule.h"
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+// ---- analysis of the original compute DAG ------------------------------------
+
+struct Graph {
+  std::vector<StageInfo> stages;                                 // Schedule(outputs).stages(), producers first
+  std::map<std::string, int> index;                              // stage name -> position in stages
+  std::map<std::string, std::vector<std::string>> consumers;     // stage -> stages reading it (stage order)
+  const StageInfo &stage(const std::string &name) const { return stages.at(index.at(name)); }
+};
+Graph analyze(const std::vector<Tensor> &outputs);
+
+/** Non-output, non-reduction, no select, no expensive math, plain indices: Ansor's "strictly inlineable". */
+bool is_strictly_inlineable(const StageInfo &st);
+/** A reduction some of whose inputs are read without some spatial axis (data reuse across that axis). */
+bool has_data_reuse(const StageInfo &st);
+/** Every access of `producer` in consumer's body uses exactly consumer's axes, in order, with equal shapes. */
+bool is_identity_access(const StageInfo &consumer, const StageInfo &producer);
+
+std::vector<int64_t> prime_factors(int64_t n);  // with multiplicity, ascending
+std::vector<int64_t> divisors(int64_t n);        // ascending
+bool is_prime(int64_t n);
+
+// ---- sketches -------------------------------------------------------------------
+
+enum class PlanKind {
+  Inline,         // compute_inline, fixed by the sketch
+  Simple,         // elementwise / injective / small reduction: location choice + vectorize / parallel / unroll
+  Tiled,          // multi-level tiling SSRSRS (+ cache_write, or + fused consumer)
+  FusedConsumer,  // elementwise consumer tiled following its producer's tiles; the producer is computed at its tile
+};
+
+struct StagePlan {
+  std::string stage;
+  PlanKind kind = PlanKind::Simple;
+  bool loc_choice = false;    // Simple: compute location is a parameter (inline / root / at)
+  bool cache_write = false;   // Tiled: accumulate in "<stage>.local" computed at the tile of the stage
+  std::string consumer;       // Tiled: the fused consumer ("" when none)
+  std::string producer;       // FusedConsumer: the tiled producer
+};
+
+/** Tile sizes of one axis: params "<stage>.tile.<axis>.<k>", k = 1..levels-1 (level 0 is derived). */
+struct TileSpec {
+  std::string stage, axis;
+  int64_t extent = 1;
+  int levels = 4;
+  bool vec_axis = false;  // innermost level is the vector width (<= 16)
+  std::string param(int k) const { return stage + ".tile." + axis + "." + std::to_string(k); }
+};
+
+/** An integer parameter with a finite set of values. */
+struct ChoiceSpec {
+  std::string stage, name;
+  std::vector<int64_t> values;
+  std::vector<double> weights;  // sampling weights (empty: uniform)
+};
+
+struct Sketch {
+  std::vector<StagePlan> plans;  // one per original stage, in stage order
+  std::vector<TileSpec> tiles;
+  std::vector<ChoiceSpec> choices;
+  std::string description;
+  StagePlan &plan(const std::string &stage);
+  const StagePlan &plan(const std::string &stage) const;
+};
+
+// ---- rules ------------------------------------------------------------------------
+
+enum class RuleResult { Skip, Apply, ApplyAndSkipRest };
+
+class SketchRule {
+ public:
+  virtual ~SketchRule() = default;
+  virtual std::string name() const = 0;
+  virtual RuleResult condition(const Graph &g, const Sketch &s, const std::string &stage) const = 0;
+  /** Sketches with the plan of `stage` (and possibly of stages already visited) decided. */
+  virtual std::vector<Sketch> apply(const Graph &g, const Sketch &s, const std::string &stage) const = 0;
+};
+
+std::unique_ptr<SketchRule> make_rule_inline();
+std::unique_ptr<SketchRule> make_rule_rfactor();
+std::unique_ptr<SketchRule> make_rule_fuse_consumer();
+std::unique_ptr<SketchRule> make_rule_cache_write();
+std::unique_ptr<SketchRule> make_rule_multi_level_tiling();
+std::unique_ptr<SketchRule> make_rule_simple();
+
+/** Whether a stage gets multi-level tiling (a reduction with data reuse). */
+bool needs_multi_level_tiling(const StageInfo &st);
+/** The unique consumer of `stage` once sketch-inlined stages are looked through, or "". */
+std::string effective_consumer(const Graph &g, const Sketch &s, const std::string &stage);
+/** The consumer `stage` can be fused into as a tile, or "" (rule_fuse_consumer.cc). */
+std::string fusible_consumer(const Graph &g, const Sketch &s, const std::string &stage);
+
+// Parameter specs of a plan (filled after the sketch's structure is decided).
+void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_multi_level_tiling.cc
+void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // rule_parallel_vectorize_unroll.cc
+void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
+void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
+
+// ---- tile sizes -------------------------------------------------------------------
+
+/** Inner level lengths l[1..levels-1] of an axis of this extent. */
+std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
+/** Moves a factor between two levels; false when nothing legal was found. */
+bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
+bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
+constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
+
+// ---- instantiation ----------------------------------------------------------------
+
+/** What instantiation knows about a stage already scheduled. */
+struct Placed {
+  bool inlined = false;
+  std::string compute_name;                 // the stage that evaluates the body ("C.local" after cache_write)
+  std::vector<std::string> attach_points;   // loops of compute_name producers may be computed at
+  std::string pending_at_stage, pending_at_axis;  // FusedConsumer: where its producer goes
+};
+
+struct Inst {
+  const Graph &g;
+  const Sketch &sk;
+  const Candidate &c;
+  Schedule sch;
+  std::map<std::string, Placed> placed;  // by original stage name (and by compute name for attach points)
+  std::set<std::pair<std::string, std::string>> tail_loops;  // (stage, loop) made by a non-dividing split
+  /** split() that records loops with a tail (they cannot be fused). */
+  std::pair<std::string, std::string> split(const std::string &stage, const std::string &axis, int64_t factor,
+                                            TailStrategy tail = TailStrategy::Auto);
+  int64_t param(const std::string &name, int64_t dflt) const;
+};
+
+/** The split tail for a factor on a loop of (nominal) extent e. */
+TailStrategy tail_for(int64_t e, int64_t factor, bool computed_at);
+
+void instantiate_tiled(Inst &in, const StagePlan &p);           // rule_multi_level_tiling.cc
+void instantiate_fused_consumer(Inst &in, const StagePlan &p);  // rule_fuse_consumer.cc
+void instantiate_simple(Inst &in, const StagePlan &p);          // rule_simple.cc
+/** Applies the location decision of a non-output stage: inline, root, or compute_at; returns true if at. */
+bool place_stage(Inst &in, const StagePlan &p, bool &inlined);  // rule_inline.cc
+/** The unique non-inlined compute consumer of stage at instantiation time, or "". */
+std::string resolve_consumer(const Inst &in, const std::string &stage);
+
+// Annotation helpers (rule_parallel_vectorize_unroll.cc).
+/**
+ * Fuses the first n names of `order` (adjacent leaves) and marks the result
+ * parallel; updates order. Loops with a split tail are not fused (the fused
+ * loop would lose the guard): fusion stops before the first of them.
+ */
+void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n);
+/** Unrolls the given loops from the innermost outwards while the product of extents <= max_unroll. */
+void unroll_inner(Schedule &sch, const std::string &stage, const std::vector<std::string> &loops, int64_t max_unroll);
+/** Vectorizes a loop when its extent is in [2, 64]. */
+void maybe_vectorize(Schedule &sch, const std::string &stage, const std::string &loop);
+int64_t leaf_extent(const Schedule &sch, const std::string &stage, const std::string &loop);
+
+}  // namespace ss
+
+struct SearchSpace::Impl {
+  Task task;
+  ss::Graph graph;
+  std::vector<ss::Sketch> sketches;
+};
+
+}  // namespace autotune
+}  // namespace tetune
+
+namespace tetune {
+namespace autotune {
+namespace ss {
+
+/** Tile sizes of a tiled stage as read from a candidate (rule_multi_level_tiling.cc). */
+struct AxisTiles {
+  std::vector<int> tiled_sp, untiled_sp, tiled_red, untiled_red;  // axis positions
+  std::map<int, std::vector<int64_t>> sp;   // spatial position -> {l1, l2, l3}
+  std::map<int, int64_t> red;               // reduce position -> r1
+};
+AxisTiles read_tiles(const Inst &in, const StageInfo &st);
+/**
+ * The outer stage O of a tiled pair (the cache_write copy or the fused
+ * consumer): splits its axes (positionally matching st's) into the levels
+ * S0..S_L and the rest, fuses + parallelizes the outer loops, vectorizes the
+ * innermost; returns the loop the inner stage is computed at.
+ */
+std::string tile_outer(Inst &in, const std::string &O, const std::vector<std::string> &o_axes, const StageInfo &st,
+                       const AxisTiles &t, int L, int64_t parallel);
+/** The inner stage of a pair (accumulator / fused producer): R0 S2 R1 S3 (L=1) or R0 R1 S3 (L=2). */
+void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisTiles &t, int L, int64_t max_unroll);
+
+}  // namespace ss
+}  // namespace autotune
+}  // namespace tetune

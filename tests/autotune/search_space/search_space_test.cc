@@ -1,0 +1,240 @@
+// Legality of the automatic search space: every sampled / mutated / crossed
+// candidate schedules, replays through JSON, compiles with Halide and computes
+// the same values as the unscheduled compute.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+
+#include "autotune/search_space/search_space.h"
+#include "autotune/task.h"
+#include "codegen/kernel.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+std::vector<Tensor> gemm(int M, int N, int K) {
+  Tensor A = placeholder({M, K}, float32(), "A");
+  Tensor B = placeholder({K, N}, float32(), "B");
+  IterVar k = reduce_axis(K, "k");
+  Tensor C = compute({M, N}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return {C};
+}
+
+// pad (select) -> conv2d (NCHW, OIHW) -> bias_add (inlined) -> relu (output).
+std::vector<Tensor> conv_bias_relu(int N, int C, int H, int W, int K, int R, int stride, int pad) {
+  Tensor data = placeholder({N, C, H, W}, float32(), "data");
+  Tensor weight = placeholder({K, C, R, R}, float32(), "weight");
+  Tensor bias = placeholder({K}, float32(), "bias");
+  int HP = H + 2 * pad, WP = W + 2 * pad;
+  Tensor padded = compute(
+      {N, C, HP, WP},
+      [&](const std::vector<Var> &i) {
+        Expr h = i[2], w = i[3];
+        Expr inside = h >= pad && h < H + pad && w >= pad && w < W + pad;
+        return select(inside, data(i[0], i[1], h - pad, w - pad), Expr(0.0f));
+      },
+      "pad", "injective", {"n", "c", "h", "w"});
+  int OH = (HP - R) / stride + 1, OW = (WP - R) / stride + 1;
+  IterVar rc = reduce_axis(C, "rc"), ry = reduce_axis(R, "ry"), rx = reduce_axis(R, "rx");
+  Tensor conv = compute(
+      {N, K, OH, OW},
+      [&](const std::vector<Var> &i) {
+        return sum(padded(i[0], rc.var, Expr(i[2]) * stride + ry.var, Expr(i[3]) * stride + rx.var) *
+                       weight(i[1], rc.var, ry.var, rx.var),
+                   {rc, ry, rx});
+      },
+      "conv", "conv2d", {"n", "k", "oh", "ow"});
+  Tensor biased = compute(
+      {N, K, OH, OW}, [&](const std::vector<Var> &i) { return conv(i[0], i[1], i[2], i[3]) + bias(i[1]); }, "bias_add",
+      "elemwise", {"n", "k", "oh", "ow"});
+  Tensor relu = compute(
+      {N, K, OH, OW}, [&](const std::vector<Var> &i) { return max(biased(i[0], i[1], i[2], i[3]), Expr(0.0f)); }, "relu",
+      "elemwise", {"n", "k", "oh", "ow"});
+  return {relu};
+}
+
+// Softmax over the last axis, as te/ops builds it: max, exp, sum, divide.
+std::vector<Tensor> softmax(int M, int N) {
+  Tensor x = placeholder({M, N}, float32(), "x");
+  Tensor mx = compute({M}, [&](const std::vector<Var> &i) {
+    IterVar k = reduce_axis(N, "k");
+    return max(x(i[0], k.var), {k});
+  }, "sm.max", "reduce", {"i"});
+  Tensor e = compute({M, N}, [&](const std::vector<Var> &i) { return exp(x(i[0], i[1]) - mx(i[0])); }, "sm.exp",
+                     "broadcast", {"i", "j"});
+  Tensor s = compute({M}, [&](const std::vector<Var> &i) {
+    IterVar k = reduce_axis(N, "k");
+    return sum(e(i[0], k.var), {k});
+  }, "sm.sum", "reduce", {"i"});
+  Tensor out = compute({M, N}, [&](const std::vector<Var> &i) { return e(i[0], i[1]) / s(i[0]); }, "sm", "softmax",
+                       {"i", "j"});
+  return {out};
+}
+
+// x*2+1 (cheap, inlined) -> exp (location choice) -> * y[j] (cheap) -> + a (output).
+std::vector<Tensor> elementwise_chain(int M, int N) {
+  Tensor x = placeholder({M, N}, float32(), "x");
+  Tensor y = placeholder({N}, float32(), "y");
+  auto ax = std::vector<std::string>{"i", "j"};
+  Tensor a = compute({M, N}, [&](const std::vector<Var> &i) { return x(i[0], i[1]) * 0.5f + 1.0f; }, "a", "elemwise", ax);
+  Tensor b = compute({M, N}, [&](const std::vector<Var> &i) { return exp(a(i[0], i[1])); }, "b", "elemwise", ax);
+  Tensor c = compute({M, N}, [&](const std::vector<Var> &i) { return b(i[0], i[1]) * y(i[1]); }, "c", "elemwise", ax);
+  Tensor d = compute({M, N}, [&](const std::vector<Var> &i) { return c(i[0], i[1]) + a(i[0], i[1]); }, "d", "elemwise", ax);
+  return {d};
+}
+
+struct Checker {
+  Task task;
+  SearchSpace space;
+  std::vector<NDArray> inputs, ref;
+  int built = 0;
+
+  explicit Checker(const Task &t) : task(t), space(t) {
+    auto ins = task.inputs();
+    for (size_t i = 0; i < ins.size(); i++) inputs.push_back(NDArray::random(ins[i].shape(), ins[i].dtype(), 17 + i));
+    ref = Kernel::build(Schedule(task.outputs)).run(inputs);
+  }
+
+  void check(const Candidate &c, const std::string &what) {
+    SCOPED_TRACE(what + " " + c.key());
+    std::vector<Step> steps;
+    ASSERT_NO_THROW(steps = space.steps(c));
+    EXPECT_EQ(space.steps(c), steps) << "steps are not deterministic";
+    Schedule s = space.schedule(c);
+    EXPECT_EQ(s.trace(), steps);
+    Schedule r = replay(task.outputs, trace_from_json(trace_to_json(s)));
+    EXPECT_EQ(r.trace(), steps);
+    std::string trace = trace_to_json(s);
+    if (std::getenv("SS_VERBOSE")) std::cerr << what << " " << c.key() << "\n" << trace << std::endl;
+    try {
+      Kernel k = Kernel::build(r);
+      built++;
+      auto out = k.run(inputs);
+      ASSERT_EQ(out.size(), ref.size());
+      for (size_t i = 0; i < out.size(); i++) {
+        std::string where;
+        EXPECT_TRUE(all_close(out[i], ref[i], 1e-4, 1e-5, &where)) << where << "\n" << trace;
+      }
+    } catch (const Error &e) {
+      ADD_FAILURE() << e.what() << "\n" << trace;
+    }
+  }
+
+  void run(int samples, int mutations, int crossovers, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Candidate> pool;
+    for (int i = 0; i < samples; i++) {
+      pool.push_back(space.sample(rng));
+      check(pool.back(), "sample");
+      if (::testing::Test::HasFailure()) return;
+    }
+    for (int i = 0; i < mutations; i++) {
+      Candidate c = pool[rng() % pool.size()];
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; k++) c = space.mutate(c, rng);
+      check(c, "mutation");
+      pool.push_back(c);
+    }
+    for (int i = 0; i < crossovers; i++) {
+      // Prefer parents of the same sketch.
+      const Candidate &a = pool[rng() % pool.size()];
+      Candidate b = pool[rng() % pool.size()];
+      for (int t = 0; t < 20 && b.sketch != a.sketch; t++) b = pool[rng() % pool.size()];
+      check(space.crossover(a, b, rng), "crossover");
+    }
+  }
+};
+
+void print_sketches(const SearchSpace &sp, const std::string &name) {
+  std::cout << name << ": " << sp.num_sketches() << " sketch(es)\n";
+  for (int i = 0; i < sp.num_sketches(); i++) std::cout << "  [" << i << "] " << sp.sketch_description(i) << "\n";
+}
+
+constexpr int kSamples = 30, kMutations = 8, kCrossovers = 8;
+
+TEST(SearchSpace, GemmLegal) {
+  Checker ch(make_task("gemm_64x48x40", gemm(64, 48, 40)));
+  print_sketches(ch.space, "gemm 64x48x40");
+  EXPECT_GE(ch.space.num_sketches(), 2);
+  ch.run(kSamples, kMutations, kCrossovers, 1);
+}
+
+TEST(SearchSpace, GemmOddLegal) {
+  Checker ch(make_task("gemm_37x29x45", gemm(37, 29, 45)));
+  ch.run(kSamples, kMutations, kCrossovers, 2);
+}
+
+TEST(SearchSpace, ConvBiasReluLegal) {
+  Checker ch(make_task("conv_bias_relu", conv_bias_relu(1, 8, 14, 14, 16, 3, 1, 1)));
+  print_sketches(ch.space, "conv+bias+relu");
+  ASSERT_GE(ch.space.num_sketches(), 1);
+  EXPECT_NE(ch.space.sketch_description(0).find("fused consumer relu"), std::string::npos);
+  ch.run(kSamples, kMutations, kCrossovers, 3);
+}
+
+TEST(SearchSpace, ConvStride2Legal) {
+  Checker ch(make_task("conv_s2", conv_bias_relu(1, 8, 14, 14, 16, 3, 2, 1)));
+  ch.run(kSamples, kMutations, kCrossovers, 4);
+}
+
+TEST(SearchSpace, SoftmaxLegal) {
+  Checker ch(make_task("softmax", softmax(13, 37)));
+  print_sketches(ch.space, "softmax");
+  ch.run(kSamples, kMutations, kCrossovers, 5);
+}
+
+TEST(SearchSpace, ElementwiseChainLegal) {
+  Checker ch(make_task("eltwise", elementwise_chain(13, 45)));
+  print_sketches(ch.space, "elementwise chain");
+  ch.run(kSamples, kMutations, kCrossovers, 6);
+}
+
+TEST(SearchSpace, GemmDiversityAndDeterminism) {
+  SearchSpace sp(make_task("gemm", gemm(64, 48, 40)));
+  std::mt19937_64 rng(7);
+  std::set<std::string> keys;
+  for (int i = 0; i < 100; i++) keys.insert(sp.sample(rng).key());
+  std::cout << "distinct GEMM candidate keys among 100 samples: " << keys.size() << "\n";
+  EXPECT_GT(keys.size(), 50u);
+  std::mt19937_64 r1(11), r2(11);
+  for (int i = 0; i < 10; i++) EXPECT_EQ(sp.sample(r1).key(), sp.sample(r2).key());
+  // Mutation changes something (almost always) and stays in the same sketch.
+  int changed = 0;
+  for (int i = 0; i < 50; i++) {
+    Candidate c = sp.sample(rng), m = sp.mutate(c, rng);
+    EXPECT_EQ(m.sketch, c.sketch);
+    changed += m.key() != c.key();
+  }
+  EXPECT_GT(changed, 40);
+  // Crossover of different sketches returns the first parent.
+  Candidate a = sp.sample(rng), b = sp.sample(rng);
+  for (int t = 0; t < 50 && b.sketch == a.sketch; t++) b = sp.sample(rng);
+  if (a.sketch != b.sketch) {
+    EXPECT_EQ(sp.crossover(a, b, rng).key(), a.key());
+  }
+  Candidate bad;
+  bad.sketch = 99;
+  EXPECT_THROW(sp.steps(bad), Error);
+}
+
+TEST(SearchSpace, PrintGemm1024LoopNest) {
+  SearchSpace sp(make_task("gemm_1024", gemm(1024, 1024, 1024)));
+  print_sketches(sp, "gemm 1024^3");
+  std::mt19937_64 rng(2024);
+  for (int s = 0; s < sp.num_sketches(); s++) {
+    Candidate c = sp.sample(rng);
+    for (int t = 0; t < 50 && c.sketch != s; t++) c = sp.sample(rng);
+    Kernel k = Kernel::build(sp.schedule(c));
+    std::cout << "---- gemm 1024^3, sketch " << c.sketch << ": " << c.key() << "\n" << k.loop_nest().str() << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
