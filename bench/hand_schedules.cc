@@ -1,0 +1,64 @@
+#include "bench/hand_schedules.h"
+
+namespace tetune {
+namespace bench {
+
+Schedule hand_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t) {
+  Schedule s(outputs);
+  const std::string C = s.stage_of(outputs[0]);
+  std::string L = s.cache_write(C);
+  // Output: parallel over (i tile, j tile), then register blocks.
+  auto [io, ii] = s.split(C, "i", t.tile_i);
+  auto [jo, ji] = s.split(C, "j", t.tile_j);
+  s.reorder(C, {io, jo, ii, ji});
+  auto [iio, iii] = s.split(C, ii, t.reg_i);
+  auto [jio, jii] = s.split(C, ji, t.reg_j);
+  s.reorder(C, {iio, jio, iii, jii});
+  std::string f = s.fuse(C, io, jo);
+  s.parallel(C, f);
+  auto [jiio, jiii] = s.split(C, jii, 16);
+  s.vectorize(C, jiii);
+  s.compute_at(L, C, jio);
+  // Accumulator block: k outermost, rows x column vectors unrolled in registers.
+  auto [lio, lii] = s.split(L, "i", t.reg_i);
+  auto [ljo, lji] = s.split(L, "j", t.reg_j);
+  auto [ljio, ljii] = s.split(L, lji, 16);
+  if (t.unroll_k > 1) {
+    auto [ko, ki] = s.split(L, "k", t.unroll_k);
+    s.reorder(L, {lio, ljo, ko, ki, lii, ljio, ljii});
+    s.unroll(L, ki);
+  } else {
+    s.reorder(L, {lio, ljo, "k", lii, ljio, ljii});
+  }
+  s.vectorize(L, ljii);
+  s.unroll(L, ljio);
+  s.unroll(L, lii);
+  return s;
+}
+
+Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
+  Schedule s(outputs);
+  const std::string C = s.stage_of(outputs[0]);
+  std::string L = s.cache_write(C);
+  // Output [n, k, h, w]: parallel over (k tile, h), register block of 4 out channels x 32 columns.
+  auto [ko, ki] = s.split(C, "k", 4);
+  auto [wo, wi] = s.split(C, "w", 32, TailStrategy::GuardWithIf);
+  s.reorder(C, {"n", ko, "h", wo, ki, wi});
+  std::string f = s.fuse(C, ko, "h");
+  s.parallel(C, f);
+  auto [wio, wii] = s.split(C, wi, 16);
+  s.vectorize(C, wii);
+  s.compute_at(L, C, wo);
+  auto [lko, lki] = s.split(L, "k", 4);
+  auto [lwo, lwi] = s.split(L, "w", 32);
+  auto [lwio, lwii] = s.split(L, lwi, 16);
+  s.reorder(L, {"n", lko, "h", lwo, "rc", "ry", "rx", lki, lwio, lwii});
+  s.vectorize(L, lwii);
+  s.unroll(L, lwio);
+  s.unroll(L, lki);
+  s.unroll(L, "rx");
+  return s;
+}
+
+}  // namespace bench
+}  // namespace tetune

@@ -1,0 +1,28 @@
+// Hand-written schedules for the benchmark kernels ("tetune-hand" rows):
+// what an expert writes with tetune's schedule primitives, no search.
+#pragma once
+
+#include "schedule/schedule.h"
+
+namespace tetune {
+namespace bench {
+
+/** Register-tiling parameters of the GEMM schedule (AVX-512: 16 fp32 lanes). */
+struct GemmTiling {
+  int tile_i = 64, tile_j = 96;  // output tile per parallel task (rows, columns)
+  int reg_i = 6, reg_j = 32;     // accumulator block kept in registers (rows, columns; reg_j % 16 == 0)
+  int unroll_k = 1;              // reduce-loop unrolling
+};
+
+/**
+ * GEMM C[M,N] = sum_k A[M,K] B[K,N] built by ops::matmul (stage "matmul"):
+ * cache_write accumulator computed at each register block, output tiles
+ * fused and parallel, innermost columns vectorized, register block unrolled.
+ */
+Schedule hand_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t = GemmTiling{});
+
+/** conv2d NCHW from ops::conv2d (stages "conv2d.pad" and "conv2d"): same structure over (k, h, w). */
+Schedule hand_conv_schedule(const std::vector<Tensor> &outputs);
+
+}  // namespace bench
+}  // namespace tetune
