@@ -36,6 +36,25 @@ Schedule hand_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling
   return s;
 }
 
+std::vector<Tensor> packed_gemm(const Tensor &A, const Tensor &B, int panel) {
+  int64_t M = A.shape()[0], K = A.shape()[1], N = B.shape()[1];
+  Tensor Bp = compute({N / panel, K, panel}, [&](const std::vector<Var> &v) { return B(v[1], v[0] * panel + v[2]); },
+                      "packB", "injective", {"jo", "k", "ji"});
+  IterVar k = reduce_axis(K, "k");
+  Tensor C = compute({M, N}, [&](const std::vector<Var> &v) {
+    return sum(A(v[0], k.var) * Bp(v[1] / panel, k.var, v[1] % panel), {k});
+  }, "matmul", "matmul", {"i", "j"});
+  return {C};
+}
+
+Schedule hand_packed_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t) {
+  Schedule s = hand_gemm_schedule(outputs, t);
+  s.parallel("packB", "jo");
+  auto [o, i] = s.split("packB", "ji", 16);
+  s.vectorize("packB", i);
+  return s;
+}
+
 Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
   Schedule s(outputs);
   const std::string C = s.stage_of(outputs[0]);

@@ -21,6 +21,17 @@ struct GemmTiling {
  */
 Schedule hand_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t = GemmTiling{});
 
+/**
+ * GEMM with B packed into column panels: Bp[jo, k, ji] = B[k, jo*panel + ji]
+ * (a compute stage, timed with the kernel), then C[i, j] = sum_k A[i, k] *
+ * Bp[j / panel, k, j % panel]. The panel keeps the reduce loop's B reads on
+ * contiguous memory (the array-packing step of TVM's CPU GEMM tutorial).
+ * Returns the outputs {C}; inputs are A[M,K] and B[K,N]. N % panel must be 0.
+ */
+std::vector<Tensor> packed_gemm(const Tensor &A, const Tensor &B, int panel);
+/** Schedule for packed_gemm: as hand_gemm_schedule, with the pack stage parallel at root. */
+Schedule hand_packed_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t = GemmTiling{});
+
 /** conv2d NCHW from ops::conv2d (stages "conv2d.pad" and "conv2d"): same structure over (k, h, w). */
 Schedule hand_conv_schedule(const std::vector<Tensor> &outputs);
 

@@ -140,7 +140,13 @@ void Schedule::apply(const Step &step) {
   else if (k == "compute_root") {
     StageInfo &st = mutable_stage(step.stage, step);
     if (st.is_output) fail(step, "stage '" + st.name + "' is an output and is always computed at root");
+    Attach before = st.attach;
     st.attach = Attach{};
+    std::string why = attach_problem();
+    if (!why.empty()) {
+      st.attach = before;
+      fail(step, why);
+    }
   } else if (k == "cache_read") apply_cache_read(step);
   else if (k == "cache_write") apply_cache_write(step);
   else fail(step, "unknown step kind '" + k + "'");
@@ -292,15 +298,48 @@ void Schedule::apply_compute_at(const Step &s) {
   const StageInfo &tg = stage(s.target);
   if (tg.attach.kind == Attach::Inline) fail(s, "target stage '" + tg.name + "' is inlined");
   if (!consumes(tg.name, st.name)) fail(s, "stage '" + tg.name + "' does not consume '" + st.name + "'");
-  // The loop must enclose every use: all other (non-inlined) consumers must be the target.
-  for (const auto &o : stages_)
-    if (o.name != tg.name && o.attach.kind != Attach::Inline && consumes(o.name, st.name))
-      fail(s, "stage '" + st.name + "' is also consumed by '" + o.name + "', outside stage '" + tg.name + "'");
+
   if (tg.leaf_index(s.axes[0]) < 0) fail(s, "target stage '" + tg.name + "' has no leaf axis '" + s.axes[0] + "'");
   // No cycle: the target must not itself be computed inside this stage.
   for (std::string cur = tg.name; has_stage(cur) && stage(cur).attach.kind == Attach::At; cur = stage(cur).attach.stage)
     if (stage(cur).attach.stage == st.name) fail(s, "target stage '" + tg.name + "' is computed inside '" + st.name + "'");
+  Attach before = st.attach;
   st.attach = Attach{Attach::At, s.target, s.axes[0]};
+  std::string why = attach_problem();
+  if (!why.empty()) {
+    st.attach = before;
+    fail(s, why);
+  }
+}
+
+bool Schedule::inside(const std::string &stage, const std::string &target, const std::string &axis) const {
+  // Is `stage` computed within loop `axis` of `target` (directly or through its own attach chain)?
+  std::string cur = stage;
+  for (int guard = 0; guard < 1000 && has_stage(cur); guard++) {
+    const StageInfo &c = this->stage(cur);
+    if (c.attach.kind != Attach::At) return false;
+    if (c.attach.stage == target) {
+      const StageInfo &t = this->stage(target);
+      return t.leaf_index(c.attach.axis) >= t.leaf_index(axis);
+    }
+    cur = c.attach.stage;
+  }
+  return false;
+}
+
+std::string Schedule::attach_problem() const {
+  // A stage computed at a loop must be computed before every use: each other consumer
+  // must itself be computed inside that loop.
+  for (const auto &p : stages_) {
+    if (p.attach.kind != Attach::At) continue;
+    for (const auto &o : stages_) {
+      if (o.name == p.attach.stage || o.attach.kind == Attach::Inline || !consumes(o.name, p.name)) continue;
+      if (!inside(o.name, p.attach.stage, p.attach.axis))
+        return "stage '" + p.name + "' is computed at '" + p.attach.stage + "." + p.attach.axis + "' but '" + o.name +
+               "' also consumes it outside that loop";
+    }
+  }
+  return "";
 }
 
 void Schedule::apply_compute_inline(const Step &s) {
@@ -313,7 +352,13 @@ void Schedule::apply_compute_inline(const Step &s) {
   for (const auto &o : stages_)
     if (o.attach.kind == Attach::At && o.attach.stage == st.name)
       fail(s, "stage '" + o.name + "' is computed at '" + st.name + "'; move it first");
+  Attach before = st.attach;
   st.attach = Attach{Attach::Inline, "", ""};
+  std::string why = attach_problem();
+  if (!why.empty()) {
+    st.attach = before;
+    fail(s, why);
+  }
 }
 
 // ---- caches ------------------------------------------------------------------

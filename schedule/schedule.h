@@ -155,6 +155,9 @@ class Schedule {
   void apply_cache_read(const Step &s);
   void apply_cache_write(const Step &s);
   bool consumes(const std::string &consumer, const std::string &producer) const;
+  bool inside(const std::string &stage, const std::string &target, const std::string &axis) const;
+  /** "" when every computed-at stage's loop encloses all its uses, else why not. */
+  std::string attach_problem() const;
 
   std::vector<Tensor> outputs_;
   std::vector<Tensor> inputs_;

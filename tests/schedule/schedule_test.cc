@@ -39,14 +39,14 @@ TEST(Primitives, SplitEachTailStrategy) {
     // Shifting inwards would redo part of a reduction: rejected there, legal on an elementwise output.
     Schedule s({c.output});
     EXPECT_THROW(s.split("C", "i", 4, TailStrategy::ShiftInwards), ScheduleError);
-    RefCase conv = testing::conv_case(1, 2, 7, 9, 3);
+    RefCase conv = testing::conv_case(1, 2, 7, 10, 3);  // padded width 12: round_up by 4 is exact
     Schedule t({conv.output});
     t.split("relu", "w", 4, TailStrategy::ShiftInwards);
     t.split("pad", "w", 4, TailStrategy::RoundUp);
     expect_correct(t, conv);
   }
   Schedule s({c.output});
-  s.split("C", "j", 5, TailStrategy::RoundUp);  // 20 % 5 == 0: legal on an output
+  EXPECT_THROW(s.split("C", "j", 5, TailStrategy::RoundUp), ScheduleError);  // Halide: not on an update
   s.split_nparts("C", "i", 3);
   expect_correct(s, c);
 }
@@ -86,8 +86,11 @@ TEST(Primitives, SoftmaxStages) {
   RefCase c = testing::softmax_case(6, 33);
   Schedule s({c.output});
   s.compute_inline("sexp");
-  s.compute_at("smax", "softmax", "r");
+  // smax is read by ssum too: ssum must be inside the loop before smax may move there.
+  EXPECT_THROW(s.compute_at("smax", "softmax", "r"), ScheduleError);
   s.compute_at("ssum", "softmax", "r");
+  s.compute_at("smax", "softmax", "r");
+  EXPECT_THROW(s.compute_root("ssum"), ScheduleError);  // would leave a use of smax outside its loop
   auto [lo, li] = s.split("softmax", "l", 8);
   s.vectorize("softmax", li);
   s.parallel("softmax", "r");
