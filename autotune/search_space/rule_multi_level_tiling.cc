@@ -57,8 +57,31 @@ bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
   for (auto x : l)
     if (x < 1) return false;
   if (product(l) > t.extent) return false;
-  if (t.vec_axis && l.back() > kMaxVector) return false;
+  // The vector level is >= 2: the accumulator's last axis is always split.
+  // (With it unsplit, moving R0 outside the spatial loops of a computed-at
+  // update gave wrong results in Halide-JIT code: GEMM 64x48x40 with
+  // C.local order k_o, i, j, k_i.)
+  if (t.vec_axis && (l.back() > kMaxVector || l.back() < 2)) return false;
   return true;
+}
+
+// Lengths that need not divide the extent: powers of two (and 3), product <= extent.
+static std::vector<int64_t> sample_nondiv(const TileSpec &t, std::mt19937_64 &rng) {
+  const int64_t E = t.extent;
+  const int n = t.levels;
+  std::vector<int64_t> lv(n, 1);
+  int64_t prod = 1;
+  const std::vector<int64_t> pow2 = {1, 2, 4, 8, 16};
+  for (int k = n - 1; k >= 1; k--) {
+    bool vec = t.vec_axis && k == n - 1;
+    int64_t x = vec ? pick(std::vector<int64_t>{2, 4, 8, 16}, rng) : pick(pow2, rng);
+    if (!vec && x == 16) x = pick(std::vector<int64_t>{1, 2, 3, 4}, rng);
+    while (vec && x > 2 && prod * x > E) x /= 2;
+    if (!vec && prod * x > E) x = 1;
+    lv[k] = x;
+    prod *= x;
+  }
+  return std::vector<int64_t>(lv.begin() + 1, lv.end());
 }
 
 std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {
@@ -73,24 +96,16 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {
     if (t.vec_axis) {
       std::vector<int64_t> cand;
       for (auto d : divisors(E))
-        if (d <= kMaxVector) cand.push_back(d);
+        if (d >= 2 && d <= kMaxVector) cand.push_back(d);
+      if (cand.empty()) return sample_nondiv(t, rng);  // a prime > 16 (29, 37)
       lv[n - 1] = pick(cand, rng);
       rest /= lv[n - 1];
       top = n - 2;
     }
     for (auto p : prime_factors(rest)) lv[std::uniform_int_distribution<int>(0, top)(rng)] *= p;
-  } else {
-    int64_t prod = 1;
-    const std::vector<int64_t> pow2 = {1, 2, 4, 8, 16};
-    for (int k = n - 1; k >= 1; k--) {
-      int64_t x = pick(pow2, rng);
-      if (!(t.vec_axis && k == n - 1) && x == 16) x = pick(std::vector<int64_t>{1, 2, 3, 4}, rng);
-      if (prod * x > E) x = 1;
-      lv[k] = x;
-      prod *= x;
-    }
+    return std::vector<int64_t>(lv.begin() + 1, lv.end());
   }
-  return std::vector<int64_t>(lv.begin() + 1, lv.end());
+  return sample_nondiv(t, rng);
 }
 
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng) {
@@ -147,7 +162,7 @@ AxisTiles read_tiles(const Inst &in, const StageInfo &st) {
     TileSpec spec{st.name, st.spatial_axes[i], st.shape[i], 4, i == nd - 1};
     std::vector<int64_t> l;
     for (int k = 1; k < 4; k++) l.push_back(in.param(spec.param(k), 1));
-    if (!valid_tile(spec, l)) l = {1, 1, 1};
+    if (!valid_tile(spec, l)) l = {1, 1, spec.vec_axis ? 2 : 1};
     t.tiled_sp.push_back(i);
     t.sp[i] = l;
   }
