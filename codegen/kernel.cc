@@ -7,8 +7,10 @@
 #include <functional>
 #include <mutex>
 
+#include "codegen/gpu_runtime.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
+#include "schedule/gpu_limits.h"
 #include "te/errors.h"
 
 namespace tetune {
@@ -80,10 +82,11 @@ Kernel::~Kernel() = default;
 
 Kernel Kernel::build(const Schedule &s, const Target &target) {
   auto impl = std::make_shared<Impl>();
+  impl->target = to_halide_target(target);
+  if (impl->target.has_gpu_feature()) check_gpu_schedule(s);
   impl->lowered = codegen::lower(s);
   impl->inputs = s.inputs();
   impl->outputs = s.outputs();
-  impl->target = to_halide_target(target);
   try {
     Halide::Module m = impl->lowered.pipeline.compile_to_module(impl->lowered.arguments(), "kernel", impl->target);
     impl->nest = codegen::read_loop_nest(m);
@@ -116,6 +119,10 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
   for (size_t i = 0; i < outs.size(); i++)
     if (outputs[i].shape() != outs[i].shape() || outputs[i].dtype() != outs[i].dtype())
       throw RuntimeError("output '" + outs[i].name() + "' expects " + outs[i].dtype().str() + "[" + shape_str(outs[i].shape()) + "]");
+  const bool gpu = impl_->target.has_gpu_feature();
+  std::string why;
+  if (gpu && impl_->target.has_feature(Halide::Target::CUDA) && !cuda_device_available(&why))
+    throw RuntimeError("cannot run a CUDA kernel: no CUDA driver/GPU found (" + why + ")");
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
   try {
@@ -124,6 +131,9 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
     for (auto &o : outputs) bufs.push_back(wrap(o));
     Halide::Realization r(bufs);
     impl_->lowered.pipeline.realize(r, impl_->target);
+    // GPU outputs are left dirty on the device; bring them back into the NDArrays.
+    if (gpu)
+      for (auto &b : bufs) b.copy_to_host();
   } catch (const Halide::Error &e) {
     throw RuntimeError(std::string("kernel failed at run time: ") + e.what());
   }
@@ -146,8 +156,9 @@ std::string Kernel::lowered_stmt() const { return impl_->stmt; }
 
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name, const Target &target,
                     bool no_runtime) {
-  codegen::LoweredPipeline lp = codegen::lower(s);
   Halide::Target t = to_halide_target(target);
+  if (t.has_gpu_feature()) check_gpu_schedule(s);
+  codegen::LoweredPipeline lp = codegen::lower(s);
   if (no_runtime) t = t.with_feature(Halide::Target::NoRuntime);
   try {
     lp.pipeline.compile_to({{Halide::OutputFileType::object, path_prefix + ".o"},

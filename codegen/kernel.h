@@ -37,7 +37,12 @@ int num_threads();
 
 class Kernel {
  public:
-  /** Lowers and JIT-compiles s. Raises CodegenError (with Halide's message) on failure. */
+  /**
+   * Lowers and JIT-compiles s. Raises CodegenError (with Halide's message) on failure.
+   * For a GPU target the schedule is first checked against GpuLimits (check_gpu_schedule,
+   * ScheduleError); compiling needs no GPU, run() raises RuntimeError when no CUDA
+   * driver/GPU is found (see cuda_device_available in codegen/gpu_runtime.h).
+   */
   static Kernel build(const Schedule &s, const Target &target = Target{});
 
   /** Runs on inputs (in Schedule::inputs() order) and returns fresh outputs. */
@@ -70,7 +75,8 @@ class Kernel {
 /**
  * AOT: writes PATH_PREFIX.o (with the Halide runtime unless no_runtime) and
  * PATH_PREFIX.h declaring `int fn_name(halide_buffer_t *in..., halide_buffer_t *out...)`.
- * For a GPU target the PTX is also written to PATH_PREFIX.ptx when available.
+ * For a GPU target the schedule is checked with check_gpu_schedule (ScheduleError), the
+ * object embeds the device code and the PTX is also written to PATH_PREFIX.ptx.
  * Raises CodegenError on failure.
  */
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name,

@@ -1,0 +1,37 @@
+// Hand-written CUDA schedules (starting points for GPU tuning and tests).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace tetune {
+
+/** Tile sizes of gpu_gemm_schedule. Defaults: 64x64 block tile, 16x16 threads, 4x4 per thread, k step 16. */
+struct GpuGemmTiles {
+  int64_t block = 64;   // block tile (square) over i and j
+  int64_t thread = 4;   // per-thread register tile (square); threads per block = (block/thread)^2
+  int64_t k_step = 16;  // k tile staged through shared memory
+};
+
+/**
+ * GEMM C[i,j] = sum_k A[i,k] * B[k,j] (a matmul compute over two placeholders):
+ * C tiled block x block bound to blockIdx.y / blockIdx.x, the tile split into
+ * (block/thread)^2 threads (threadIdx.y / .x) with a thread x thread register
+ * tile unrolled; the accumulation stage C.local is computed at the block loop
+ * (its loops bound to the same threads) with k split by k_step outermost; the
+ * A and B tiles of each k step are cache_read stages computed there (block
+ * level: shared memory), loaded cooperatively by the same threads.
+ */
+Schedule gpu_gemm_schedule(const Tensor &C, const GpuGemmTiles &tiles = GpuGemmTiles{});
+
+/**
+ * A generic CUDA schedule for any DAG: inlines every non-output elementwise
+ * stage, computes non-output reductions per thread at their consumer, and maps
+ * each remaining root stage's fused spatial loops to blockIdx.x x threadIdx.x
+ * (threads per block).
+ */
+Schedule gpu_simple_schedule(const std::vector<Tensor> &outputs, int64_t threads = 256);
+
+}  // namespace tetune
