@@ -1,0 +1,110 @@
+// cuBLAS SGEMM baseline vs the tetune CUDA GEMM (Halide JIT, CUDA target), N^3 (default 4096).
+// Without an NVIDIA driver/GPU it says so and exits 0.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "codegen/gpu_runtime.h"
+#include "codegen/gpu_schedules.h"
+#include "codegen/kernel.h"
+
+// The few CUDA runtime / cuBLAS entry points used (stable C ABI; avoids toolkit headers in the build).
+extern "C" {
+typedef struct CUevent_st *cudaEvent_t;
+typedef struct cublasContext *cublasHandle_t;
+int cudaGetDeviceCount(int *);
+int cudaMalloc(void **, size_t);
+int cudaFree(void *);
+int cudaMemcpy(void *, const void *, size_t, int);
+int cudaDeviceSynchronize(void);
+int cudaEventCreate(cudaEvent_t *);
+int cudaEventRecord(cudaEvent_t, void *);
+int cudaEventSynchronize(cudaEvent_t);
+int cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
+int cublasCreate_v2(cublasHandle_t *);
+int cublasDestroy_v2(cublasHandle_t);
+int cublasSgemm_v2(cublasHandle_t, int, int, int, int, int, const float *, const float *, int, const float *, int,
+                   const float *, float *, int);
+}
+
+namespace {
+constexpr int kHostToDevice = 1;
+constexpr int kOpN = 0;
+
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    int rc_ = (call);                                                      \
+    if (rc_ != 0) {                                                        \
+      std::fprintf(stderr, "%s failed with error %d\n", #call, rc_);       \
+      std::exit(1);                                                        \
+    }                                                                      \
+  } while (0)
+
+double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b, int repeat) {
+  size_t bytes = size_t(n) * n * sizeof(float);
+  float *da, *db, *dc;
+  CHECK(cudaMalloc(reinterpret_cast<void **>(&da), bytes));
+  CHECK(cudaMalloc(reinterpret_cast<void **>(&db), bytes));
+  CHECK(cudaMalloc(reinterpret_cast<void **>(&dc), bytes));
+  CHECK(cudaMemcpy(da, a.data(), bytes, kHostToDevice));
+  CHECK(cudaMemcpy(db, b.data(), bytes, kHostToDevice));
+  cublasHandle_t h;
+  CHECK(cublasCreate_v2(&h));
+  const float one = 1.f, zero = 0.f;
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  auto gemm = [&] { CHECK(cublasSgemm_v2(h, kOpN, kOpN, n, n, n, &one, db, n, da, n, &zero, dc, n)); };
+  gemm();
+  CHECK(cudaDeviceSynchronize());
+  cudaEvent_t t0, t1;
+  CHECK(cudaEventCreate(&t0));
+  CHECK(cudaEventCreate(&t1));
+  CHECK(cudaEventRecord(t0, nullptr));
+  for (int i = 0; i < repeat; i++) gemm();
+  CHECK(cudaEventRecord(t1, nullptr));
+  CHECK(cudaEventSynchronize(t1));
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, t0, t1));
+  cublasDestroy_v2(h);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  return ms / repeat;
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+  int n = argc > 1 ? std::atoi(argv[1]) : 4096;
+  std::string why;
+  if (!tetune::cuda_device_available(&why)) {
+    std::printf("bench/gpu/gemm: no GPU on this machine (%s); nothing to measure.\n", why.c_str());
+    return 0;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != 0 || devices == 0) {
+    std::printf("bench/gpu/gemm: the CUDA runtime sees no device; nothing to measure.\n");
+    return 0;
+  }
+  tetune::NDArray A = tetune::NDArray::random({n, n}, tetune::float32(), 1);
+  tetune::NDArray B = tetune::NDArray::random({n, n}, tetune::float32(), 2);
+  std::vector<float> a(A.data<float>(), A.data<float>() + size_t(n) * n), b(B.data<float>(), B.data<float>() + size_t(n) * n);
+  double flops = 2.0 * n * n * double(n);
+  double cb = cublas_ms(n, a, b, 20);
+
+  tetune::Tensor Ap = tetune::placeholder({n, n}, tetune::float32(), "A");
+  tetune::Tensor Bp = tetune::placeholder({n, n}, tetune::float32(), "B");
+  tetune::IterVar k = tetune::reduce_axis(n, "k");
+  tetune::Tensor C = tetune::compute({n, n}, [&](const std::vector<tetune::Var> &i) {
+    return tetune::sum(Ap(i[0], k.var) * Bp(k.var, i[1]), {k});
+  }, "C", "matmul", {"i", "j"});
+  tetune::Kernel kern = tetune::Kernel::build(tetune::gpu_gemm_schedule(C), tetune::Target{"cuda"});
+  std::vector<tetune::NDArray> out = {tetune::NDArray({n, n}, tetune::float32())};
+  // Kernel::run copies inputs to the device and the output back on every call: this is an upper bound.
+  double tt = kern.median_ms({A, B}, out, 2, 10);
+  std::printf("SGEMM %d^3\n", n);
+  std::printf("  cuBLAS  %9.3f ms  %8.1f GFLOP/s (CUDA events, device-resident)\n", cb, flops / cb / 1e6);
+  std::printf("  tetune  %9.3f ms  %8.1f GFLOP/s (Halide JIT CUDA, wall clock incl. host<->device copies)\n", tt,
+              flops / tt / 1e6);
+  std::printf("  tetune / cuBLAS time ratio: %.2fx\n", tt / cb);
+  return 0;
+}
