@@ -60,7 +60,7 @@ Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
   const std::string C = s.stage_of(outputs[0]);
   std::string L = s.cache_write(C);
   // Output [n, k, h, w]: parallel over (k tile, h), register block of 4 out channels x 32 columns.
-  auto [ko, ki] = s.split(C, "k", 4);
+  auto [ko, ki] = s.split(C, "c", 4);
   auto [wo, wi] = s.split(C, "w", 32, TailStrategy::GuardWithIf);
   s.reorder(C, {"n", ko, "h", wo, ki, wi});
   std::string f = s.fuse(C, ko, "h");
@@ -68,7 +68,7 @@ Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
   auto [wio, wii] = s.split(C, wi, 16);
   s.vectorize(C, wii);
   s.compute_at(L, C, wo);
-  auto [lko, lki] = s.split(L, "k", 4);
+  auto [lko, lki] = s.split(L, "c", 4);
   auto [lwo, lwi] = s.split(L, "w", 32);
   auto [lwio, lwii] = s.split(L, lwi, 16);
   s.reorder(L, {"n", lko, "h", lwo, "rc", "ry", "rx", lki, lwio, lwii});

@@ -32,7 +32,7 @@ std::vector<Tensor> packed_gemm(const Tensor &A, const Tensor &B, int panel);
 /** Schedule for packed_gemm: as hand_gemm_schedule, with the pack stage parallel at root. */
 Schedule hand_packed_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t = GemmTiling{});
 
-/** conv2d NCHW from ops::conv2d (stages "conv2d.pad" and "conv2d"): same structure over (k, h, w). */
+/** conv2d NCHW from ops::conv2d (stages "conv2d.pad" and "conv2d"): same structure over (c, h, w): output [n, c, h, w]. */
 Schedule hand_conv_schedule(const std::vector<Tensor> &outputs);
 
 }  // namespace bench

@@ -130,3 +130,21 @@ TEST(Trace, JsonRoundTripAndBadJson) {
 
 }  // namespace
 }  // namespace tetune
+
+namespace tetune {
+namespace {
+// Regression: accumulator computed at a column tile with the reduce loop split and moved outermost.
+TEST(Primitives, CacheWriteReorderReduceOutermost) {
+  RefCase c = testing::gemm_case(64, 48, 40);
+  Schedule s({c.output});
+  std::string L = s.cache_write("C");
+  s.split("C", "i", 16);
+  s.split("C", "j", 3);
+  s.reorder("C", {"i_o", "j_o", "i_i", "j_i"});
+  s.compute_at(L, "C", "j_o");
+  s.split(L, "k", 4);
+  s.reorder(L, {"k_o", "i", "j", "k_i"});
+  expect_correct(s, c);
+}
+}  // namespace
+}  // namespace tetune
