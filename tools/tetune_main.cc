@@ -10,9 +10,11 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   tetune::cli::add_ops_command(app);
   tetune::cli::add_run_op_command(app);
+  tetune::cli::add_log_command(app);
   tetune::cli::add_tune_op_command(app);
   tetune::cli::add_graph_command(app);
   tetune::cli::add_run_model_command(app);
+  tetune::cli::add_tune_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -1,0 +1,278 @@
+#include "autotune/model_tuning.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "autotune/tuner.h"
+#include "relay_import/default_schedule.h"
+#include "relay_import/executor.h"
+#include "relay_import/onnx_importer.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const char *kBaselineVersion = "tetune-default-schedule";
+
+std::string json_escape(const std::string &s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+// Same description tune() upserts, so opening the store here never rewrites the workload row differently.
+std::string description(const Task &t) {
+  return "{\"name\": \"" + json_escape(t.name) + "\", \"flops\": " + std::to_string(t.flops) + "}";
+}
+
+// "g12_Conv_HardSigmoid_Mul" -> "Conv_HardSigmoid_Mul"
+std::string op_sequence(const std::string &group_name) {
+  if (group_name.size() > 1 && group_name[0] == 'g') {
+    size_t u = group_name.find('_');
+    bool digits = u != std::string::npos && u > 1;
+    for (size_t i = 1; digits && i < u; i++) digits = std::isdigit(static_cast<unsigned char>(group_name[i]));
+    if (digits) return group_name.substr(u + 1);
+  }
+  return group_name;
+}
+
+struct Stop {};  // thrown from tune()'s progress callback after a committed record
+
+std::atomic<bool> g_sigint{false};
+void on_sigint(int) {
+  if (g_sigint.load()) _exit(130);
+  g_sigint.store(true);
+  const char msg[] = "\ninterrupt: finishing the current measurement, then stopping (Ctrl-C again to abort)\n";
+  ssize_t r = write(2, msg, sizeof msg - 1);
+  (void)r;
+}
+}  // namespace
+
+const std::atomic<bool> *install_sigint_stop() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  return &g_sigint;
+}
+
+std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m) {
+  std::vector<ModelTask> out;
+  std::map<std::string, size_t> index;
+  for (const auto &g : m.groups()) {
+    if (g.kind != relay::FusedGroup::Kernel) continue;
+    auto it = index.find(g.task.workload_key);
+    if (it != index.end()) {
+      out[it->second].task.weight += 1;
+      out[it->second].groups.push_back(g.name);
+      continue;
+    }
+    ModelTask t;
+    t.task = g.task;
+    t.task.weight = 1;
+    if (t.task.name.empty()) t.task.name = g.name;
+    t.groups.push_back(g.name);
+    t.similarity_key = op_sequence(g.name);
+    index[g.task.workload_key] = out.size();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
+                                           int threads, int *kernel_groups) {
+  relay::ImportOptions io;
+  io.input_shapes = input_shapes;
+  relay::CompileOptions co;
+  co.threads = std::max(1, threads);
+  relay::CompiledModel m = relay::compile_groups_only(relay::import_onnx(onnx_path, io), co);
+  if (kernel_groups) *kernel_groups = m.stats().kernel_groups;
+  return extract_model_tasks(m);
+}
+
+ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &opt) {
+  if (opt.total_trials <= 0 && opt.time_budget_s <= 0)
+    throw Error("tune_model: give a trial budget (total_trials > 0) or a time budget (time_budget_s > 0)");
+  if (opt.batch <= 0) throw Error("tune_model: batch must be > 0");
+  auto t0 = Clock::now();
+  const bool timed = opt.time_budget_s > 0;
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_budget_s));
+  auto stop_requested = [&] { return opt.stop && opt.stop->load(); };
+  auto past_deadline = [&] { return timed && Clock::now() >= deadline; };
+
+  ModelTuneResult res;
+  const int n = static_cast<int>(tasks.size());
+  res.tasks.resize(n);
+  std::vector<SchedTaskInfo> infos;
+  for (int i = 0; i < n; i++) {
+    const Task &t = tasks[i].task;
+    auto &r = res.tasks[i];
+    r.name = t.name;
+    r.workload_key = t.workload_key;
+    r.weight = t.weight;
+    r.flops = t.flops;
+    r.small = t.flops < opt.small_task_flops;
+    r.best_ms = kInf;
+    r.baseline_ms = kInf;
+    SchedTaskInfo si;
+    si.name = t.name;
+    si.weight = t.weight;
+    si.flops = t.flops;
+    si.similarity_key = tasks[i].similarity_key;
+    si.max_trials = r.small ? std::max(0, opt.small_task_trials) : -1;
+    infos.push_back(si);
+  }
+  SchedulerOptions so = opt.scheduler;
+  so.batch = opt.batch;
+  so.total_trials = opt.total_trials;
+  so.seed = opt.seed;
+  TaskScheduler sched(infos, so);
+
+  // Stored records (resume).
+  for (int i = 0; i < n; i++) {
+    const Task &t = tasks[i].task;
+    RecordStore db(opt.db_path, t.workload_key, t.name, description(t), std::max(1, t.threads));
+    int count = 0;
+    double best = kInf;
+    for (const auto &rec : db.records()) {
+      count++;
+      if (rec.ok() && rec.median_ms < best) best = rec.median_ms;
+      if (rec.ok() && rec.tuner_version == kBaselineVersion) res.tasks[i].baseline_ms = rec.median_ms;
+    }
+    sched.set_initial(i, count, best);
+  }
+  res.estimated_before_ms = sched.objective();
+  res.without_result_before = sched.tasks_without_result();
+
+  auto emit = [&](int task, int target, bool warmup, const StoredRecord *last) {
+    if (!opt.progress) return;
+    ModelTuneProgress p;
+    p.task = task;
+    if (task >= 0) {
+      p.task_trials = sched.state(task).trials;
+      p.task_best_ms = sched.state(task).best_ms;
+    }
+    p.task_target = target;
+    p.warmup = warmup;
+    p.estimated_ms = sched.objective();
+    p.tasks_without_result = sched.tasks_without_result();
+    p.trials_used = sched.trials_used();
+    p.trials_budget = opt.total_trials;
+    p.measured = res.measured;
+    p.errors = res.errors;
+    p.elapsed_s = since(t0);
+    p.time_left_s = timed ? std::max(0.0, opt.time_budget_s - p.elapsed_s) : -1;
+    p.last = last;
+    opt.progress(p);
+  };
+
+  // Baseline: the default schedule as the first record of a task without records.
+  if (opt.measure_baseline) {
+    for (int i = 0; i < n; i++) {
+      if (stop_requested() || past_deadline() || sched.remaining() <= 0) break;
+      const Task &t = tasks[i].task;
+      if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
+      RecordStore db(opt.db_path, t.workload_key, t.name, description(t), std::max(1, t.threads));
+      Schedule s = relay::simple_cpu_schedule(t.outputs);
+      Measurer m(t, opt.measure);
+      MeasureInput in;
+      in.steps = s.trace();
+      MeasureResult mr = m.measure(in);
+      StoredRecord rec;
+      rec.schedule_json = trace_to_json(s);
+      rec.costs_ms = mr.costs_ms;
+      rec.median_ms = mr.ok() ? mr.median_ms : kInf;
+      rec.error_code = static_cast<int>(mr.error);
+      rec.error_msg = mr.error_msg;
+      rec.gflops = mr.ok() ? mr.gflops : 0.0;
+      rec.tuner_version = kBaselineVersion;
+      rec.trial_index = 0;
+      rec.id = db.add(rec);
+      res.measured++;
+      res.tasks[i].measured++;
+      if (!mr.ok()) res.errors++, res.tasks[i].errors++;
+      else res.tasks[i].baseline_ms = rec.median_ms;
+      sched.set_initial(i, 1, rec.median_ms);
+      emit(i, 1, true, &rec);
+    }
+  }
+
+  auto step = [&](int i, int target, bool warmup, int *now, double *best) -> bool {
+    const ModelTask &mt = tasks[i];
+    TuneOptions o;
+    o.trials = target;
+    o.batch_size = opt.batch;
+    o.policy = opt.policy;
+    o.cost_model = opt.cost_model;
+    o.space = opt.space;
+    o.db_path = opt.db_path;
+    o.resume = true;
+    o.seed = opt.seed + static_cast<uint64_t>(sched.state(i).rounds) * 1000003ull + i;
+    o.measure = opt.measure;
+    o.op_name = mt.task.name;
+    bool stopped = false;
+    o.progress = [&](const TuneProgress &p) {
+      *now = p.trials_done;
+      res.measured++;
+      res.tasks[i].measured++;
+      if (p.last && !p.last->ok()) res.errors++, res.tasks[i].errors++;
+      if (p.last && p.last->ok() && p.last->median_ms < *best) *best = p.last->median_ms;
+      emit(i, target, warmup, p.last);
+      if (stop_requested() || past_deadline()) {
+        stopped = true;
+        throw Stop{};
+      }
+    };
+    try {
+      TuneResult r = tune(mt.task, o);
+      *now = r.total_records;
+      if (r.best && r.best->median_ms < *best) *best = r.best->median_ms;
+    } catch (const Stop &) {
+    } catch (const MeasureError &) {
+      throw;
+    } catch (const TuningLogError &) {
+      throw;
+    } catch (const Error &e) {
+      // A task the space / tuner cannot handle: left at its current state (scheduler marks it dead).
+      std::fprintf(stderr, "tune-model: task %s: %s (keeps its current / default schedule)\n", mt.task.name.c_str(),
+                   e.what());
+    }
+    return !stopped && !stop_requested() && !past_deadline();
+  };
+  res.steps = run_task_scheduler(sched, step, [&] { return stop_requested() || past_deadline(); });
+  res.interrupted = stop_requested();
+  res.deadline = !res.interrupted && past_deadline();
+
+  for (int i = 0; i < n; i++) {
+    auto &r = res.tasks[i];
+    r.trials = sched.state(i).trials;
+    r.best_ms = sched.state(i).best_ms;
+    r.gflops = std::isfinite(r.best_ms) && r.best_ms > 0 ? r.flops / (r.best_ms * 1e6) : 0;
+    if (std::isfinite(r.baseline_ms)) res.baseline_ms += r.weight * r.baseline_ms;
+  }
+  res.trials_used = sched.trials_used();
+  res.estimated_after_ms = sched.objective();
+  res.without_result_after = sched.tasks_without_result();
+  res.elapsed_s = since(t0);
+  emit(-1, 0, false, nullptr);
+  return res;
+}
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,122 @@
+// Tuning a whole model: extract its tasks (fused kernel groups, deduplicated
+// by workload key, weight = occurrences), then spend a trial / time budget over
+// them with the gradient-based TaskScheduler (task_scheduler.h). Every step
+// runs tune() with resume on one task, so all records accumulate in the
+// TuningLog and a rerun continues where the last one stopped.
+//
+//   auto tasks = extract_model_tasks("m.onnx", parse_input_shapes("x=1,3,48,192"), 2);
+//   ModelTuneOptions o; o.total_trials = 200; o.db_path = "m.db";
+//   ModelTuneResult r = tune_model(tasks, o);
+//
+// Budget: total_trials counts every record of the model's tasks on this host
+// target, stored ones included; time_budget_s stops at the deadline (the
+// measurement in flight is finished and committed first). Interrupt: set
+// *stop (e.g. from a SIGINT handler, see install_sigint_stop()); the current
+// measurement finishes, its record is committed, tune_model returns with
+// interrupted = true.
+//
+// Baseline: a task without any record first gets the default CPU schedule
+// (relay simple_cpu_schedule) measured and stored as its first record
+// (tuner_version "tetune-default-schedule", counts as a trial), so the tuned
+// best is never worse than the default and the "before" latency is known.
+//
+// Warm start: tune() with resume loads the task's own records (cost-model
+// training data, never re-measured). Records of other workloads are not used
+// as training data (gap: tuner.h has no hook for foreign training data).
+//
+// Small tasks: a task whose flops are below small_task_flops (elementwise /
+// copies) gets at most small_task_trials records (0 = skipped, keeps the
+// default schedule); its latency is still part of the objective.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autotune/measure/measure.h"
+#include "autotune/task.h"
+#include "autotune/task_scheduler.h"
+#include "te/tensor.h"
+
+namespace tetune {
+namespace relay {
+class CompiledModel;
+}
+namespace autotune {
+
+struct ModelTask {
+  Task task;                        // the first group's task; weight = occurrences
+  std::vector<std::string> groups;  // names of the groups sharing the workload
+  std::string similarity_key;       // op sequence of the group ("Conv_HardSigmoid_Mul")
+};
+
+/** Kernel groups of a compiled (or groups-only) model, deduplicated by workload key, in first-use order. */
+std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m);
+/** Imports an ONNX model and extracts its tasks (compile_groups_only; tasks carry `threads`). */
+std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
+                                           int threads, int *kernel_groups = nullptr);
+
+struct ModelTuneProgress {
+  int task = -1;                // index of the task being tuned
+  int task_trials = 0, task_target = 0;
+  double task_best_ms = 0;      // inf when none
+  bool warmup = false;
+  double estimated_ms = 0;      // sum weight * best over tasks with a result
+  int tasks_without_result = 0;
+  int trials_used = 0, trials_budget = 0;  // budget 0 = none
+  int measured = 0, errors = 0;            // by this run
+  double elapsed_s = 0;
+  double time_left_s = -1;                 // -1 = no time budget
+  const StoredRecord *last = nullptr;      // record just committed (nullptr between steps)
+};
+
+struct ModelTuneOptions {
+  int total_trials = 0;          // budget over all tasks (stored records count); 0 = none
+  double time_budget_s = 0;      // 0 = none (at least one of the two is required)
+  int batch = 16;                // trials per scheduler step
+  std::string policy = "evolutionary";
+  std::string cost_model = "xgb";
+  std::string space;             // "" = default ("ansor")
+  std::string db_path;           // "" = TuningLog default path
+  uint64_t seed = 0;
+  MeasureOptions measure;
+  SchedulerOptions scheduler;    // batch / total_trials / seed are overwritten from the fields above
+  double small_task_flops = 1e5; // tasks below: at most small_task_trials records
+  int small_task_trials = 2;
+  bool measure_baseline = true;  // default schedule as first record of a task without records
+  std::function<void(const ModelTuneProgress &)> progress;
+  const std::atomic<bool> *stop = nullptr;
+};
+
+struct ModelTaskResult {
+  std::string name, workload_key;
+  double weight = 1, flops = 0;
+  int trials = 0;            // records on this target after the run
+  int measured = 0, errors = 0;
+  double best_ms = 0;        // inf when no successful record
+  double gflops = 0;
+  double baseline_ms = 0;    // default schedule (inf when unknown)
+  bool small = false;
+};
+
+struct ModelTuneResult {
+  std::vector<ModelTaskResult> tasks;
+  int measured = 0, errors = 0, trials_used = 0, steps = 0;
+  double elapsed_s = 0;
+  double estimated_before_ms = 0;   // sum w*best at start (tasks with a result then)
+  int without_result_before = 0;
+  double estimated_after_ms = 0;
+  int without_result_after = 0;
+  double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored)
+  bool interrupted = false, deadline = false;
+};
+
+ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
+
+/** Installs a SIGINT handler that sets the returned flag (a second SIGINT exits at once with status 130). */
+const std::atomic<bool> *install_sigint_stop();
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,121 @@
+// Gradient-based task scheduler (Zheng et al., "Ansor", OSDI 2020, section 6):
+// decides which task of a model gets the next batch of measurement trials.
+//
+// Objective: f = sum_i w_i * g_i, with g_i the best latency (ms) of task i and
+// w_i its number of occurrences in the model.
+//
+// Warm-up: round robin, every task is first topped up to one batch of records
+// (min(batch, its cap); stored records count).
+// Then each step picks argmin_i of the estimated gradient df/dt_i (the most
+// negative = the largest expected drop of f per unit of tuning; t_i counted in
+// rounds = trials / batch):
+//
+//   df/dt_i ~= w_i * ( alpha * (g_i(t_i) - g_i(t_i - dt)) / dt
+//                    + (1 - alpha) * (min(g_i - g_i / t_i, beta * C_i / max_{k in N(i)} V_k) - g_i) )
+//
+// the first term is the backward window (dt = backward_window rounds of the
+// task's own history; 0 while the history is shorter), the second the
+// optimistic forward guess: either the latency keeps falling like 1/t, or the
+// task reaches 1/beta of the best throughput V_k = C_k / g_k among tasks with
+// the same similarity key N(i) (C = flops); only used when N(i) has another
+// task with a result. With probability epsilon a random live task is picked
+// instead (epsilon-greedy, as in the paper / TVM's implementation).
+// A task with no successful record yet has gradient -inf (picked first).
+// A task is dead when it reached its cap (max_trials) or a step added no
+// records (its space is exhausted).
+//
+// Budget: total_trials counts every record of the tasks, including those
+// already in the database at start (set_initial), so a rerun with the same
+// budget measures nothing new once the budget is spent.
+//
+// The scheduler never measures anything itself: run_task_scheduler() drives it
+// with a StepFn (the real tuner in model_tuning.cc, a fake in tests).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tetune {
+namespace autotune {
+
+struct SchedTaskInfo {
+  std::string name;
+  double weight = 1;            // occurrences in the model
+  double flops = 0;             // per run (C_i)
+  std::string similarity_key;   // tasks with equal non-empty keys are "similar" (N(i))
+  int max_trials = -1;          // cap on records of this task; < 0 = none
+};
+
+struct SchedulerOptions {
+  int batch = 16;               // trials per step
+  int total_trials = 0;         // budget over all tasks (records already stored count); <= 0: none
+  double alpha = 0.2;
+  double beta = 2.0;
+  int backward_window = 3;      // rounds
+  double epsilon = 0.05;
+  uint64_t seed = 0;
+};
+
+struct SchedTaskState {
+  int trials = 0;                                      // records so far (stored + new)
+  double best_ms = std::numeric_limits<double>::infinity();
+  std::vector<double> history;                         // best_ms after each round (index = round)
+  int rounds = 0;                                      // steps given to this task (+ stored rounds)
+  bool dead = false;
+  bool warmed = false;
+};
+
+class TaskScheduler {
+ public:
+  TaskScheduler(std::vector<SchedTaskInfo> tasks, SchedulerOptions options);
+
+  /** Stored records of task i at start (resume): trial count and best successful latency (inf if none). */
+  void set_initial(int i, int trials, double best_ms);
+
+  struct Pick {
+    int task = -1;            // -1: nothing left (budget spent or every task dead)
+    int trials_target = 0;    // total records wanted for the task after this step
+    bool warmup = false;
+  };
+  /** The next step (does not change state). */
+  Pick next();
+  /** Result of a step: the task's record count and best latency now. No new records marks it dead. */
+  void report(int i, int trials_now, double best_ms);
+
+  /** sum_i w_i * best_i over tasks with a successful record. */
+  double objective() const;
+  /** Number of tasks without a successful record. */
+  int tasks_without_result() const;
+  int trials_used() const;
+  int remaining() const;  // budget left (INT_MAX when unlimited)
+  double gradient(int i) const;
+  int size() const { return static_cast<int>(tasks_.size()); }
+  const SchedTaskInfo &info(int i) const { return tasks_[i]; }
+  const SchedTaskState &state(int i) const { return state_[i]; }
+  const SchedulerOptions &options() const { return opt_; }
+
+ private:
+  int cap_left(int i) const;
+  int warm_target(int i) const;
+  std::vector<SchedTaskInfo> tasks_;
+  std::vector<SchedTaskState> state_;
+  SchedulerOptions opt_;
+  std::mt19937_64 rng_;
+};
+
+/**
+ * One step: bring task `task` to `trials_target` records; return false to stop
+ * the whole run (interrupt / deadline). *trials_now and *best_ms must be set
+ * to the task's state after the step even when returning false.
+ */
+using SchedStepFn = std::function<bool(int task, int trials_target, bool warmup, int *trials_now, double *best_ms)>;
+
+/** Drives the scheduler until nothing is left or step() / should_stop() says stop. Returns the number of steps. */
+int run_task_scheduler(TaskScheduler &s, const SchedStepFn &step, const std::function<bool()> &should_stop = nullptr);
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,128 @@
+#include "relay_import/tuned_schedules.h"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "relay_import/default_schedule.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+#include "tuning_logs/database.h"
+#include "tuning_logs/target_info.h"
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+// One lookup per workload key, shared by the schedule hook and the is_tuned predicate.
+class Lookup {
+ public:
+  Lookup(std::string db_path, int threads)
+      : path_(db_path.empty() ? tuning_log::TuningLog::default_path() : std::move(db_path)),
+        log_(tuning_log::TuningLog::open(path_)),
+        target_(tuning_log::host_target_info(std::max(1, threads))) {}
+
+  struct Entry {
+    bool found = false;
+    bool exact = false;
+    std::string schedule_json, note, used_target;
+    double median_ms = 0;
+  };
+
+  const Entry &get(const std::string &key) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    tuning_log::BestResult b = log_.best_with_fallback(key, target_);
+    Entry e;
+    e.note = b.note;
+    if (b.record) {
+      e.found = true;
+      e.exact = b.exact_target;
+      e.schedule_json = b.record->schedule_json;
+      e.median_ms = b.record->median_ms;
+      e.used_target = b.used_target_key;
+    }
+    return cache_.emplace(key, std::move(e)).first->second;
+  }
+  const std::string &path() const { return path_; }
+
+ private:
+  std::string path_;
+  tuning_log::TuningLog log_;
+  tuning_log::TargetInfo target_;
+  std::mutex mu_;
+  std::map<std::string, Entry> cache_;
+};
+
+ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedLookupOptions opt) {
+  return [lk, stats, opt](const autotune::Task &task) -> Schedule {
+    const Lookup::Entry &e = lk->get(task.workload_key);
+    auto untuned = [&](const std::string &why) {
+      std::string line = task.name + " (" + task.workload_key + "): " + why;
+      if (stats) {
+        stats->untuned++;
+        stats->untuned_tasks.push_back(line);
+      }
+      if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
+      return simple_cpu_schedule(task.outputs);
+    };
+    if (!e.found) return untuned("no successful record in " + lk->path() + " (" + e.note + ")");
+    try {
+      Schedule s = replay(task.outputs, trace_from_json(e.schedule_json));
+      if (stats) {
+        stats->tuned++;
+        if (!e.exact) {
+          stats->fallback++;
+          stats->notes.push_back(task.name + ": " + e.note);
+        }
+      }
+      if (!e.exact && opt.print_notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), e.note.c_str());
+      return s;
+    } catch (const Error &err) {
+      if (stats) {
+        stats->replay_failed++;
+        stats->notes.push_back(task.name + ": stored trace does not replay: " + err.what());
+      }
+      return untuned(std::string("stored trace does not replay: ") + err.what());
+    }
+  };
+}
+
+std::function<bool(const autotune::Task &)> make_pred(std::shared_ptr<Lookup> lk) {
+  return [lk](const autotune::Task &task) { return lk->get(task.workload_key).found; };
+}
+
+}  // namespace
+
+ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLookupStats *stats,
+                               const TunedLookupOptions &options) {
+  return make_hook(std::make_shared<Lookup>(db_path, threads), stats, options);
+}
+
+std::function<bool(const autotune::Task &)> tuned_predicate(const std::string &db_path, int threads) {
+  return make_pred(std::make_shared<Lookup>(db_path, threads));
+}
+
+void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
+                         const TunedLookupOptions &lookup) {
+  auto lk = std::make_shared<Lookup>(db_path, options.threads);
+  options.schedule_for = make_hook(lk, stats, lookup);
+  options.is_tuned = make_pred(lk);
+}
+
+std::string format_lookup_stats(const TunedLookupStats &s) {
+  std::ostringstream os;
+  os << "tuned schedules: " << s.tuned << " workloads tuned (" << s.fallback << " from another target), " << s.untuned
+     << " untuned (default schedule)";
+  if (s.replay_failed) os << ", " << s.replay_failed << " stored traces failed to replay";
+  os << "\n";
+  for (const auto &n : s.notes) os << "  note: " << n << "\n";
+  for (const auto &u : s.untuned_tasks) os << "  untuned: " << u << "\n";
+  return os.str();
+}
+
+}  // namespace relay
+}  // namespace tetune

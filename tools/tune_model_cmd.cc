@@ -1,0 +1,185 @@
+// tetune tune: auto-tune every task of an ONNX model into the tuning log.
+//
+//   tetune tune --model m.onnx --input-shape x=1,3,48,320 (--trials N | --time-budget 15m)
+//       [--db PATH] [--threads N] [--policy evolutionary] [--batch 16] [--space ansor]
+//
+// Tasks = fused kernel groups deduplicated by workload key (weight =
+// occurrences). Trials go to tasks by the gradient-based task scheduler
+// (autotune/task_scheduler.h); every record is committed as measured, so
+// Ctrl-C (finishes the measurement in flight, then stops) or the deadline
+// loses nothing and a rerun continues (stored records count towards --trials).
+// Tasks below --small-task-flops (elementwise, copies) get at most
+// --small-task-trials records (0: keep the default schedule).
+// Progress goes to stderr; the summary table to stdout.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "autotune/model_tuning.h"
+#include "autotune/policy/policy.h"
+#include "relay_import/onnx_importer.h"
+#include "te/errors.h"
+#include "tools/commands.h"
+
+namespace tetune {
+namespace cli {
+namespace {
+
+std::string fmt_dur(double s) {
+  char b[32];
+  if (s < 0) return "-";
+  if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  else std::snprintf(b, sizeof b, "%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  return b;
+}
+
+std::string fmt_ms(double ms) {
+  char b[32];
+  if (!std::isfinite(ms)) return "-";
+  std::snprintf(b, sizeof b, "%.4f", ms);
+  return b;
+}
+
+// "15m", "90s", "1h30m", "2h", "600" (seconds)
+double parse_duration(const std::string &s) {
+  double total = 0, num = 0;
+  bool have = false, any = false;
+  std::string digits;
+  for (size_t i = 0; i <= s.size(); i++) {
+    char c = i < s.size() ? s[i] : '\0';
+    if ((c >= '0' && c <= '9') || c == '.') {
+      digits += c;
+      continue;
+    }
+    if (digits.empty()) {
+      if (c == '\0' && any) break;
+      throw AttributeError("tune: bad --time-budget '" + s + "' (e.g. 15m, 90s, 1h30m)");
+    }
+    try {
+      num = std::stod(digits);
+    } catch (...) {
+      throw AttributeError("tune: bad --time-budget '" + s + "'");
+    }
+    digits.clear();
+    have = true;
+    double mult = 1;
+    if (c == 'h') mult = 3600;
+    else if (c == 'm') mult = 60;
+    else if (c == 's' || c == '\0') mult = 1;
+    else throw AttributeError("tune: bad --time-budget unit '" + std::string(1, c) + "' in '" + s + "'");
+    total += num * mult;
+    any = true;
+    if (c == '\0') break;
+  }
+  if (!have || total <= 0) throw AttributeError("tune: bad --time-budget '" + s + "'");
+  return total;
+}
+
+}  // namespace
+
+void add_tune_model_command(CLI::App &app) {
+  auto *cmd = app.add_subcommand("tune", "auto-tune every task of an ONNX model (gradient-based task scheduler)");
+  struct Args {
+    std::string model, db, policy = "evolutionary", cost_model = "xgb", space, time_budget;
+    std::vector<std::string> shapes;
+    int trials = 0, threads = 2, batch = 16, small_trials = 2;
+    double small_flops = 1e5, timeout = 20;
+    uint64_t seed = 0;
+    bool no_baseline = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--model", a->model, "ONNX model file")->required();
+  cmd->add_option("--input-shape", a->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
+  cmd->add_option("--trials", a->trials, "total records over all tasks (stored ones count)");
+  cmd->add_option("--time-budget", a->time_budget, "wall-clock budget, e.g. 15m, 90s, 1h30m");
+  cmd->add_option("--db", a->db, "tuning log (default $TETUNE_DB or tuning_logs/tetune.db)");
+  cmd->add_option("--threads", a->threads, "kernel worker threads (part of the target)");
+  cmd->add_option("--policy", a->policy, "evolutionary | annealing | random");
+  cmd->add_option("--cost-model", a->cost_model, "xgb | random");
+  cmd->add_option("--space", a->space, "search space (default: ansor)");
+  cmd->add_option("--batch", a->batch, "trials per scheduler step (and per warm-up)");
+  cmd->add_option("--seed", a->seed, "random seed");
+  cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
+  cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials");
+  cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)");
+  cmd->add_flag("--no-baseline", a->no_baseline, "do not store the default schedule as a new task's first record");
+  cmd->callback([a] {
+    autotune::ModelTuneOptions o;
+    o.total_trials = a->trials;
+    if (!a->time_budget.empty()) o.time_budget_s = parse_duration(a->time_budget);
+    if (o.total_trials <= 0 && o.time_budget_s <= 0) throw AttributeError("tune: give --trials N or --time-budget T");
+    std::map<std::string, Shape> shapes;
+    for (const auto &s : a->shapes)
+      for (auto &kv : relay::parse_input_shapes(s)) shapes[kv.first] = kv.second;
+    int kernel_groups = 0;
+    auto tasks = autotune::extract_model_tasks(a->model, shapes, a->threads, &kernel_groups);
+    o.batch = a->batch;
+    o.policy = a->policy;
+    o.cost_model = a->cost_model;
+    o.space = a->space;
+    o.db_path = a->db;
+    o.seed = a->seed;
+    o.measure.timeout_s = a->timeout;
+    o.small_task_flops = a->small_flops;
+    o.small_task_trials = a->small_trials;
+    o.measure_baseline = !a->no_baseline;
+    o.stop = autotune::install_sigint_stop();
+    int small = 0;
+    double gflop = 0;
+    for (const auto &t : tasks) {
+      small += t.task.flops < a->small_flops;
+      gflop += t.task.weight * t.task.flops / 1e9;
+    }
+    std::fprintf(stderr,
+                 "tune %s: %d kernel groups -> %d tasks (%d small: <= %d trials), %.3f GFLOP per run, %d threads, "
+                 "policy %s, space %s, budget %s%s%s\n",
+                 a->model.c_str(), kernel_groups, static_cast<int>(tasks.size()), small, a->small_trials, gflop,
+                 a->threads, a->policy.c_str(),
+                 (a->space.empty() ? autotune::policy::default_space_name() : a->space).c_str(),
+                 a->trials > 0 ? (std::to_string(a->trials) + " trials").c_str() : "",
+                 a->trials > 0 && o.time_budget_s > 0 ? " / " : "",
+                 o.time_budget_s > 0 ? fmt_dur(o.time_budget_s).c_str() : "");
+    int last_task = -2;
+    int ntasks = static_cast<int>(tasks.size());
+    o.progress = [&](const autotune::ModelTuneProgress &p) {
+      if (p.task != last_task && last_task != -2) std::fprintf(stderr, "\n");
+      last_task = p.task;
+      if (p.task < 0) return;
+      const auto &t = tasks[p.task].task;
+      std::string budget = p.trials_budget > 0 ? std::to_string(p.trials_used) + "/" + std::to_string(p.trials_budget)
+                                               : std::to_string(p.trials_used);
+      std::fprintf(stderr,
+                   "\r[%d/%d] %-28.28s w=%-2g %s %3d/%-3d best %s ms | model ~%s ms%s | trials %s | errors %d | "
+                   "%s elapsed%s%s   ",
+                   p.task + 1, ntasks, t.name.c_str(), t.weight, p.warmup ? "warm" : "grad", p.task_trials,
+                   p.task_target, fmt_ms(p.task_best_ms).c_str(), fmt_ms(p.estimated_ms).c_str(),
+                   p.tasks_without_result ? (" (+" + std::to_string(p.tasks_without_result) + " w/o result)").c_str()
+                                          : "",
+                   budget.c_str(), p.errors, fmt_dur(p.elapsed_s).c_str(), p.time_left_s >= 0 ? ", left " : "",
+                   p.time_left_s >= 0 ? fmt_dur(p.time_left_s).c_str() : "");
+      std::fflush(stderr);
+    };
+    autotune::ModelTuneResult r = autotune::tune_model(tasks, o);
+    std::fprintf(stderr, "\n");
+    if (r.interrupted) std::fprintf(stderr, "interrupted: every measured record is stored; rerun to continue\n");
+    if (r.deadline) std::fprintf(stderr, "time budget reached\n");
+    std::printf("%-4s %-34s %6s %7s %10s %10s %9s\n", "#", "task", "weight", "trials", "default ms", "best ms",
+                "GFLOP/s");
+    for (size_t i = 0; i < r.tasks.size(); i++) {
+      const auto &t = r.tasks[i];
+      std::printf("%-4zu %-34.34s %6g %7d %10s %10s %9.2f%s\n", i + 1, t.name.c_str(), t.weight, t.trials,
+                  fmt_ms(t.baseline_ms).c_str(), fmt_ms(t.best_ms).c_str(), t.gflops, t.small ? "  (small)" : "");
+    }
+    std::printf("trials: %d total (%d measured now, %d errors) in %.1f s, %d scheduler steps\n", r.trials_used,
+                r.measured, r.errors, r.elapsed_s, r.steps);
+    std::printf("estimated model latency (sum weight*best): before %s ms (%d tasks w/o result), after %s ms (%d w/o "
+                "result); default schedules %s ms\n",
+                fmt_ms(r.estimated_before_ms).c_str(), r.without_result_before, fmt_ms(r.estimated_after_ms).c_str(),
+                r.without_result_after, r.baseline_ms > 0 ? fmt_ms(r.baseline_ms).c_str() : "-");
+  });
+}
+
+}  // namespace cli
+}  // namespace tetune
