@@ -13,6 +13,7 @@ void add_log_command(CLI::App &app);     // tetune log list|best|export|import
 void add_tune_op_command(CLI::App &app);  // tetune tune-op
 void add_graph_command(CLI::App &app);      // tetune graph (tools/graph_cmds.cc)
 void add_run_model_command(CLI::App &app);  // tetune run-model (tools/graph_cmds.cc)
+void add_compile_commands(CLI::App &app);   // tetune compile + tetune run (tools/compile_cmds.cc)
 void add_tune_model_command(CLI::App &app);  // tetune tune (tools/tune_model_cmd.cc)
 
 }  // namespace cli

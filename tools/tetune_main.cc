@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
   tetune::cli::add_tune_op_command(app);
   tetune::cli::add_graph_command(app);
   tetune::cli::add_run_model_command(app);
+  tetune::cli::add_compile_commands(app);
   tetune::cli::add_tune_model_command(app);
   try {
     app.parse(argc, argv);
