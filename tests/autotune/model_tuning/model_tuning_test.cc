@@ -1,0 +1,164 @@
+// Model tuning on the PaddleOCR cls model: task extraction (dedup, weights),
+// a small tuning run into a temporary database, compile with the tuned
+// schedules, compare with the default-schedule output, and a rerun with the
+// same budget measuring nothing. Skipped when models/ppocr is missing.
+#include <gtest/gtest.h>
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "autotune/model_tuning.h"
+#include "relay_import/executor.h"
+#include "relay_import/onnx_importer.h"
+#include "relay_import/tuned_schedules.h"
+
+namespace tetune {
+namespace {
+
+bool exists(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+// Repository root: $TETUNE_ROOT, or through the runfiles symlink of this source file.
+std::string repo_root() {
+  if (const char *r = getenv("TETUNE_ROOT")) return r;
+  const std::string self = "tests/autotune/model_tuning/model_tuning_test.cc";
+  char buf[PATH_MAX];
+  if (realpath(self.c_str(), buf)) {
+    std::string p(buf);
+    return p.substr(0, p.size() - self.size() - 1);
+  }
+  return "";
+}
+
+const char *kCls = "models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx";
+
+std::string cls_path() {
+  std::string root = repo_root();
+  std::string p = root + "/" + kCls;
+  return exists(p) ? p : "";
+}
+
+std::string tmp_db(const std::string &name) {
+  const char *t = getenv("TEST_TMPDIR");
+  std::string p = std::string(t ? t : "/tmp") + "/" + name + "_" + std::to_string(getpid()) + ".db";
+  for (const char *suf : {"", "-wal", "-shm"}) ::unlink((p + suf).c_str());
+  return p;
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+TEST(ModelTuning, ExtractTasksCls) {
+  std::string path = cls_path();
+  if (path.empty()) GTEST_SKIP() << kCls << " missing (run tools/fetch_models.sh)";
+  int kernel_groups = 0;
+  auto tasks = autotune::extract_model_tasks(path, relay::parse_input_shapes("x=1,3,48,192"), 1, &kernel_groups);
+  ASSERT_FALSE(tasks.empty());
+  double weights = 0;
+  std::set<std::string> keys;
+  bool repeated = false;
+  for (const auto &t : tasks) {
+    weights += t.task.weight;
+    EXPECT_EQ(static_cast<int>(t.groups.size()), static_cast<int>(t.task.weight));
+    EXPECT_TRUE(keys.insert(t.task.workload_key).second) << "duplicate workload key " << t.task.workload_key;
+    EXPECT_FALSE(t.similarity_key.empty());
+    repeated |= t.task.weight > 1;
+  }
+  EXPECT_EQ(weights, kernel_groups) << "weights sum to the number of kernel groups";
+  EXPECT_TRUE(repeated) << "the cls model repeats some blocks";
+  EXPECT_LT(tasks.size(), static_cast<size_t>(kernel_groups));
+  std::printf("cls: %d kernel groups -> %zu tasks\n", kernel_groups, tasks.size());
+}
+
+TEST(ModelTuning, TuneCompileRunAndResume) {
+  std::string path = cls_path();
+  if (path.empty()) GTEST_SKIP() << kCls << " missing (run tools/fetch_models.sh)";
+  auto shapes = relay::parse_input_shapes("x=1,3,48,192");
+  const int threads = 1;
+  auto tasks = autotune::extract_model_tasks(path, shapes, threads);
+  std::string db = tmp_db("cls_tune");
+
+  autotune::ModelTuneOptions o;
+  o.small_task_flops = 5e5;  // keep the test short: the small tasks keep the default schedule
+  o.small_task_trials = 0;
+  int big = 0;
+  for (const auto &t : tasks) big += t.task.flops >= o.small_task_flops;
+  ASSERT_GT(big, 0);
+  o.total_trials = 2 * big;
+  o.batch = 2;
+  o.policy = "random";
+  o.cost_model = "random";
+  o.db_path = db;
+  o.measure_baseline = false;
+  o.measure.repeat = 1;
+  o.measure.min_repeat_ms = 2;
+  o.measure.timeout_s = 20;
+  int progress_calls = 0;
+  o.progress = [&](const autotune::ModelTuneProgress &) { progress_calls++; };
+  double t0 = now_s();
+  auto r = autotune::tune_model(tasks, o);
+  std::printf("first run: %d measured (%d errors) in %.1f s; estimated %.4f ms over %zu tasks\n", r.measured,
+              r.errors, now_s() - t0, r.estimated_after_ms, tasks.size());
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_EQ(r.trials_used, 2 * big);
+  EXPECT_EQ(r.measured, 2 * big);
+  EXPECT_GT(progress_calls, 0);
+  int tuned_tasks = 0;
+  for (const auto &t : r.tasks) {
+    if (t.small) {
+      EXPECT_EQ(t.trials, 0) << t.name;
+    } else {
+      EXPECT_EQ(t.trials, 2) << t.name;
+      tuned_tasks += std::isfinite(t.best_ms);
+    }
+  }
+  EXPECT_GT(tuned_tasks, 0);
+  EXPECT_GT(r.estimated_after_ms, 0);
+
+  // Compile with the tuned schedules and compare with the default schedules.
+  relay::ImportOptions io;
+  io.input_shapes = shapes;
+  relay::CompileOptions co;
+  co.threads = threads;
+  relay::TunedLookupStats st;
+  relay::TunedLookupOptions lo;
+  lo.print_notes = false;
+  relay::use_tuned_schedules(co, db, &st, lo);
+  relay::CompiledModel tuned = relay::compile_model(relay::import_onnx(path, io), co);
+  std::printf("%s", relay::format_lookup_stats(st).substr(0, 200).c_str());
+  EXPECT_EQ(st.tuned, tuned_tasks);
+  EXPECT_EQ(st.tuned + st.untuned, static_cast<int>(tasks.size()));
+  EXPECT_EQ(static_cast<int>(st.untuned_tasks.size()), st.untuned);
+  EXPECT_EQ(st.fallback, 0);
+  EXPECT_GT(tuned.stats().tuned, 0);
+  EXPECT_EQ(tuned.stats().tuned + tuned.stats().untuned, tuned.stats().kernel_groups);
+
+  relay::CompiledModel plain = relay::compile_model(relay::import_onnx(path, io));
+  NDArray x = NDArray::random({1, 3, 48, 192}, float32(), 7);
+  auto yt = tuned.run(std::vector<NDArray>{x});
+  auto yd = plain.run(std::vector<NDArray>{x});
+  ASSERT_EQ(yt.size(), yd.size());
+  for (size_t k = 0; k < yt.size(); k++) {
+    ASSERT_EQ(yt[k].shape(), yd[k].shape());
+    double md = max_abs_diff(yt[k], yd[k]);
+    EXPECT_LE(md, 1e-4) << "output " << k;
+  }
+
+  // Rerun with the same budget: every task is at its share, nothing is measured.
+  auto r2 = autotune::tune_model(tasks, o);
+  EXPECT_EQ(r2.measured, 0);
+  EXPECT_EQ(r2.trials_used, 2 * big);
+  EXPECT_DOUBLE_EQ(r2.estimated_before_ms, r.estimated_after_ms);
+}
+
+}  // namespace
+}  // namespace tetune
