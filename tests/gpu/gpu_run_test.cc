@@ -6,7 +6,7 @@
 #include "te/errors.h"
 #include "te/ops/elementwise.h"
 #include "tests/gpu/gpu_test_util.h"
-#include "tests/gpu/gpu_computes.h"
+#include "tests/schedule/reference_computes.h"
 
 namespace tetune {
 namespace {
