@@ -9,6 +9,7 @@ namespace cli {
 
 void add_ops_command(CLI::App &app);     // tetune ops
 void add_run_op_command(CLI::App &app);  // tetune run-op
+void add_compare_command(CLI::App &app); // tetune compare
 void add_log_command(CLI::App &app);     // tetune log list|best|export|import
 void add_tune_op_command(CLI::App &app);  // tetune tune-op
 void add_graph_command(CLI::App &app);      // tetune graph (tools/graph_cmds.cc)

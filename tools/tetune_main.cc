@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
   tetune::cli::add_ops_command(app);
   tetune::cli::add_run_op_command(app);
   tetune::cli::add_log_command(app);
+  tetune::cli::add_compare_command(app);
   tetune::cli::add_tune_op_command(app);
   tetune::cli::add_graph_command(app);
   tetune::cli::add_run_model_command(app);

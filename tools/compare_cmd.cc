@@ -1,0 +1,48 @@
+// tetune compare A.npy B.npy: max absolute / relative difference of two arrays.
+#include <cmath>
+#include <cstdio>
+
+#include "relay_import/npy.h"
+#include "te/errors.h"
+#include "te/ndarray.h"
+#include "tools/commands.h"
+
+namespace tetune {
+namespace cli {
+
+namespace {
+struct CompareArgs {
+  std::string a, b;
+  double atol = 1e-4, rtol = 1e-3;
+};
+
+void compare(const CompareArgs &c) {
+  NDArray a = relay::read_npy(c.a), b = relay::read_npy(c.b);
+  if (a.shape() != b.shape())
+    throw ShapeError("'" + c.a + "' is " + shape_str(a.shape()) + " but '" + c.b + "' is " + shape_str(b.shape()));
+  double max_abs = 0, max_rel = 0;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < a.size(); i++) {
+    double x = a.get(i), y = b.get(i), d = std::fabs(x - y);
+    max_abs = std::max(max_abs, d);
+    if (std::fabs(y) > 1e-3) max_rel = std::max(max_rel, d / std::fabs(y));
+    if (d > c.atol + c.rtol * std::fabs(y)) bad++;
+  }
+  std::printf("max |a-b| = %.3g, max relative (|b| > 1e-3) = %.3g, %lld of %lld elements outside atol %.0e + rtol %.0e\n",
+              max_abs, max_rel, static_cast<long long>(bad), static_cast<long long>(a.size()), c.atol, c.rtol);
+  if (bad) throw RuntimeError(std::to_string(bad) + " elements differ beyond tolerance");
+}
+}  // namespace
+
+void add_compare_command(CLI::App &app) {
+  auto args = std::make_shared<CompareArgs>();
+  auto *cmd = app.add_subcommand("compare", "Max difference of two .npy arrays (non-zero exit beyond tolerance)");
+  cmd->add_option("a", args->a, "first .npy")->required();
+  cmd->add_option("b", args->b, "second .npy (the reference)")->required();
+  cmd->add_option("--atol", args->atol, "absolute tolerance");
+  cmd->add_option("--rtol", args->rtol, "relative tolerance");
+  cmd->callback([args] { compare(*args); });
+}
+
+}  // namespace cli
+}  // namespace tetune
