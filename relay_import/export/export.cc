@@ -1,0 +1,387 @@
+#include "relay_import/export/export.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sys/wait.h>
+#include <set>
+#include <sstream>
+
+#include "codegen/gpu_schedules.h"
+#include "codegen/kernel.h"
+#include "relay_import/default_schedule.h"
+#include "runtime/plan.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+void mkdirs(const std::string &path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part + "/";
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) throw Error("cannot create directory '" + cur + "': " + std::strerror(errno));
+  }
+}
+
+void write_file(const std::string &path, const std::string &data) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw Error("cannot write '" + path + "'");
+    f.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!f) throw Error("cannot write '" + path + "' (disk full?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename '" + tmp + "' to '" + path + "'");
+}
+
+std::string sh_quote(const std::string &s) {
+  std::string r = "'";
+  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return r + "'";
+}
+
+/** Runs cmd with sh; returns its exit status, output in *out (stdout + stderr). */
+int run_cmd(const std::string &cmd, std::string *out) {
+  FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw Error("cannot run '" + cmd + "'");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out->append(buf.data(), n);
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+std::string json_esc(const std::string &s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\', r += c;
+    else if (c == '\n') r += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      r += b;
+    } else r += c;
+  }
+  return r;
+}
+
+std::string json_shape(const Shape &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); i++) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+std::string c_ident(const std::string &s, size_t max_len) {
+  std::string r;
+  for (char c : s) {
+    if (r.size() >= max_len) break;
+    r += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  }
+  return r;
+}
+
+}  // namespace
+
+ExportResult export_model(Graph g_in, const std::string &out_dir_in, const ExportOptions &o) {
+  ExportResult res;
+  std::string out_dir = out_dir_in;
+  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
+  res.dir = out_dir;
+  mkdirs(out_dir);
+  const std::string build = out_dir + "/build";
+  {
+    std::string ignore;
+    run_cmd("rm -rf " + sh_quote(build), &ignore);
+  }
+  mkdirs(build);
+  const bool gpu = o.compile.target.is_gpu();
+
+  double t0 = now_s();
+  CompiledModel m = compile_groups_only(std::move(g_in), o.compile);
+  res.passes_s = now_s() - t0;
+  const Graph &g = m.graph();
+  const auto &groups = m.groups();
+
+  // ---- values: roots (views alias their input's memory) ----
+  std::map<int, int> producer_step;
+  std::map<int, int> view_src;  // view output -> view input
+  for (size_t s = 0; s < groups.size(); s++) {
+    const auto &grp = groups[s];
+    for (int v : grp.outputs) producer_step[v] = static_cast<int>(s);
+    if (grp.kind == FusedGroup::View) {
+      const Node &n = g.nodes[grp.nodes.at(0)];
+      view_src[n.outputs.at(0)] = n.inputs.at(0);
+    }
+  }
+  auto root_of = [&](int v) {
+    for (int guard = 0; view_src.count(v); guard++) {
+      if (guard > 100000) throw Error("view cycle at value '" + g.values[v].name + "' (internal error)");
+      v = view_src[v];
+    }
+    return v;
+  };
+
+  rt::Plan plan;
+  plan.model = o.model_path.empty() ? g.source : o.model_path;
+  plan.target = o.compile.target.spec;
+  plan.halide_target = o.compile.target.halide_string();
+  std::map<int, int> pid;  // graph value -> plan value
+  std::string weights;
+  std::function<int(int)> add = [&](int v) -> int {
+    auto it = pid.find(v);
+    if (it != pid.end()) return it->second;
+    const Value &gv = g.values[v];
+    rt::PlanValue pv;
+    pv.name = gv.name;
+    pv.dtype_code = static_cast<uint8_t>(gv.dtype.code);
+    pv.dtype_bits = static_cast<uint8_t>(gv.dtype.bits);
+    pv.shape = gv.shape;
+    int r = root_of(v);
+    if (r != v) {
+      int rp = add(r);
+      pv.storage = rt::PlanValue::Alias;
+      pv.alias = rp;
+    } else if (gv.is_input) {
+      pv.storage = rt::PlanValue::Input;
+    } else if (gv.is_const()) {
+      pv.storage = rt::PlanValue::Const;
+      while (weights.size() % 64) weights.push_back('\0');
+      pv.const_offset = static_cast<int64_t>(weights.size());
+      if (gv.data->nbytes() != pv.nbytes())
+        throw Error("constant '" + gv.name + "' holds " + std::to_string(gv.data->nbytes()) + " bytes, its value type needs " +
+                    std::to_string(pv.nbytes()) + " (internal error)");
+      weights.append(static_cast<const char *>(gv.data->raw()), static_cast<size_t>(gv.data->nbytes()));
+    } else {
+      if (!producer_step.count(v)) throw Error("value '" + gv.name + "' has no producer group (internal error)");
+      pv.storage = rt::PlanValue::Buffer;  // buffer assigned below
+    }
+    int id = static_cast<int>(plan.values.size());
+    plan.values.push_back(pv);
+    pid[v] = id;
+    return id;
+  };
+  for (int v : g.inputs) plan.inputs.push_back(add(v));
+
+  // ---- kernels: one per unique workload key ----
+  std::map<std::string, int> kernel_of_key;
+  std::vector<const FusedGroup *> kernel_group;  // first group of each kernel
+  for (size_t s = 0; s < groups.size(); s++) {
+    const auto &grp = groups[s];
+    rt::PlanGroup pg;
+    pg.name = grp.name;
+    if (grp.kind == FusedGroup::View) {
+      res.view_groups++;
+      const Node &n = g.nodes[grp.nodes.at(0)];
+      pg.kind = rt::PlanGroup::View;
+      pg.args = {add(n.inputs.at(0)), add(n.outputs.at(0))};
+    } else {
+      res.kernel_groups++;
+      pg.kind = rt::PlanGroup::Kernel;
+      auto it = kernel_of_key.find(grp.task.workload_key);
+      if (it == kernel_of_key.end()) {
+        int k = static_cast<int>(plan.kernels.size());
+        rt::PlanKernel pk;
+        char pre[16];
+        std::snprintf(pre, sizeof pre, "tt_k%03d_", k);
+        pk.name = pre + c_ident(grp.name, 40);
+        pk.num_args = static_cast<int>(grp.input_values.size() + grp.outputs.size());
+        plan.kernels.push_back(pk);
+        kernel_group.push_back(&grp);
+        it = kernel_of_key.emplace(grp.task.workload_key, k).first;
+      }
+      pg.kernel = it->second;
+      for (int v : grp.input_values) pg.args.push_back(add(v));
+      pg.num_inputs = static_cast<int>(grp.input_values.size());
+      for (int v : grp.outputs) pg.args.push_back(add(v));
+      bool tuned = o.compile.schedule_for && (!o.compile.is_tuned || o.compile.is_tuned(grp.task));
+      tuned ? res.tuned_groups++ : res.untuned_groups++;
+    }
+    plan.groups.push_back(pg);
+  }
+  for (int v : g.outputs) plan.outputs.push_back(add(v));
+  res.groups = static_cast<int>(groups.size());
+  res.tasks = static_cast<int>(plan.kernels.size());
+
+  // ---- memory plan over buffer roots ----
+  {
+    std::map<int, int> first, last;  // plan value (root) -> steps
+    std::set<int> pinned;
+    auto root_p = [&](int p) { return plan.values[p].storage == rt::PlanValue::Alias ? plan.values[p].alias : p; };
+    for (size_t s = 0; s < plan.groups.size(); s++) {
+      const auto &pg = plan.groups[s];
+      int nin = pg.kind == rt::PlanGroup::View ? 1 : pg.num_inputs;
+      for (size_t a = 0; a < pg.args.size(); a++) {
+        int r = root_p(pg.args[a]);
+        if (plan.values[r].storage != rt::PlanValue::Buffer) continue;
+        if (static_cast<int>(a) < nin) last[r] = std::max(last[r], static_cast<int>(s));
+        else if (pg.kind == rt::PlanGroup::Kernel && !first.count(r)) first[r] = static_cast<int>(s);
+      }
+    }
+    for (int p : plan.outputs) pinned.insert(root_p(p));
+    struct Slot {
+      int value, first, last;
+      int64_t bytes;
+    };
+    std::vector<Slot> slots;
+    for (auto &kv : first) {
+      int r = kv.first;
+      int l = pinned.count(r) ? std::numeric_limits<int>::max() : (last.count(r) ? last[r] : kv.second);
+      slots.push_back({r, kv.second, l, plan.values[r].nbytes()});
+      res.no_reuse_bytes += plan.values[r].nbytes();
+    }
+    for (auto &pv : plan.values)
+      if (pv.storage == rt::PlanValue::Buffer && !first.count(static_cast<int>(&pv - plan.values.data())))
+        throw Error("value '" + pv.name + "' is never written by a kernel (internal error)");
+    std::sort(slots.begin(), slots.end(), [](const Slot &a, const Slot &b) { return a.first < b.first || (a.first == b.first && a.value < b.value); });
+    std::vector<int> busy_until;
+    for (const auto &sl : slots) {
+      int best = -1;
+      for (int b = 0; b < static_cast<int>(plan.buffer_bytes.size()); b++) {
+        if (busy_until[b] >= sl.first) continue;
+        if (best < 0) { best = b; continue; }
+        bool fits_b = plan.buffer_bytes[b] >= sl.bytes, fits_best = plan.buffer_bytes[best] >= sl.bytes;
+        if (fits_b && (!fits_best || plan.buffer_bytes[b] < plan.buffer_bytes[best])) best = b;
+        else if (!fits_b && !fits_best && plan.buffer_bytes[b] > plan.buffer_bytes[best]) best = b;
+      }
+      if (best < 0) {
+        best = static_cast<int>(plan.buffer_bytes.size());
+        plan.buffer_bytes.push_back(0);
+        busy_until.push_back(-1);
+      }
+      plan.buffer_bytes[best] = std::max(plan.buffer_bytes[best], sl.bytes);
+      busy_until[best] = sl.last;
+      plan.values[sl.value].buffer = best;
+    }
+    for (auto b : plan.buffer_bytes) res.buffer_bytes += b;
+  }
+  plan.weights_bytes = static_cast<int64_t>(weights.size());
+  plan.weights_checksum = rt::fnv1a(weights.data(), weights.size());
+  res.weights_bytes = plan.weights_bytes;
+  plan.validate(out_dir + "/graph.bin");
+
+  // ---- AOT compile the kernels + runtime ----
+  double t1 = now_s();
+  for (size_t k = 0; k < plan.kernels.size(); k++) {
+    const FusedGroup &grp = *kernel_group[k];
+    const std::string &name = plan.kernels[k].name;
+    bool tuned = o.compile.schedule_for && (!o.compile.is_tuned || o.compile.is_tuned(grp.task));
+    tuned ? res.tuned_tasks++ : res.untuned_tasks++;
+    if (o.verbose) std::fprintf(stderr, "[%zu/%zu] %s%s\n", k + 1, plan.kernels.size(), name.c_str(), tuned ? " (tuned)" : "");
+    try {
+      Schedule s = o.compile.schedule_for ? o.compile.schedule_for(grp.task)
+                   : gpu                  ? gpu_simple_schedule(grp.te_outputs)
+                   : o.compile.plain_default_schedule ? Schedule(grp.te_outputs)
+                                                      : simple_cpu_schedule(grp.te_outputs);
+      if (s.inputs().size() != grp.input_values.size())
+        throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
+                    std::to_string(grp.input_values.size()));
+      compile_object(s, build + "/" + name, name, o.compile.target, /*no_runtime=*/true);
+    } catch (const Error &e) {
+      throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
+    }
+    if (gpu) {
+      std::string err;
+      if (run_cmd("cp " + sh_quote(build + "/" + name + ".ptx") + " " + sh_quote(out_dir + "/" + name + ".ptx"), &err) != 0)
+        throw Error("cannot copy the PTX of " + name + ": " + err);
+    }
+  }
+  compile_runtime(build + "/halide_runtime.o", o.compile.target);
+  res.codegen_s = now_s() - t1;
+
+  // ---- kernel table + link ----
+  double t2 = now_s();
+  {
+    std::ostringstream cc;
+    cc << "// Generated by tetune compile: kernel table of libmodel.so (see runtime/plan.h).\n"
+       << "extern \"C\" {\n";
+    for (const auto &k : plan.kernels) cc << "int " << k.name << "_argv(void **);\n";
+    cc << "struct tetune_kernel_entry { const char *name; int num_args; int (*fn_argv)(void **); };\n"
+       << "__attribute__((visibility(\"default\"))) extern const tetune_kernel_entry " << rt::kKernelTableSymbol << "[] = {\n";
+    for (const auto &k : plan.kernels) cc << "  {\"" << k.name << "\", " << k.num_args << ", " << k.name << "_argv},\n";
+    if (plan.kernels.empty()) cc << "  {nullptr, 0, nullptr},\n";
+    cc << "};\n"
+       << "__attribute__((visibility(\"default\"))) extern const int " << rt::kKernelCountSymbol << " = " << plan.kernels.size() << ";\n"
+       << "__attribute__((visibility(\"default\"))) extern const char " << rt::kAbiSymbol << "[] = \"" << rt::kAbiTag << "\";\n"
+       << "}\n";
+    write_file(build + "/kernel_table.cc", cc.str());
+    std::string cxx = o.cxx;
+    if (cxx.empty()) cxx = std::getenv("CXX") ? std::getenv("CXX") : "g++";
+    std::string cmd = cxx + " -shared -fPIC -O2 -o " + sh_quote(out_dir + "/libmodel.so.tmp") + " " + sh_quote(build + "/kernel_table.cc");
+    for (const auto &k : plan.kernels) cmd += " " + sh_quote(build + "/" + k.name + ".o");
+    cmd += " " + sh_quote(build + "/halide_runtime.o") + " -ldl -lpthread";
+    std::string out;
+    if (run_cmd(cmd, &out) != 0)
+      throw CodegenError("linking " + out_dir + "/libmodel.so failed (" + cmd.substr(0, 200) + " ...):\n" + out.substr(0, 4000));
+    if (std::rename((out_dir + "/libmodel.so.tmp").c_str(), (out_dir + "/libmodel.so").c_str()) != 0)
+      throw Error("cannot write '" + out_dir + "/libmodel.so'");
+  }
+  res.library = out_dir + "/libmodel.so";
+  res.link_s = now_s() - t2;
+
+  // ---- weights, plan, manifest ----
+  {
+    std::string w(rt::kWeightsMagic, sizeof(rt::kWeightsMagic));
+    uint64_t n = weights.size();
+    w.append(reinterpret_cast<const char *>(&n), 8);
+    w += weights;
+    write_file(out_dir + "/weights.bin", w);
+  }
+  write_file(out_dir + "/graph.bin", plan.encode());
+  {
+    std::ostringstream js;
+    auto io_list = [&](const std::vector<int32_t> &ids) {
+      std::string r = "[";
+      for (size_t i = 0; i < ids.size(); i++) {
+        const auto &v = plan.values[ids[i]];
+        r += std::string(i ? ", " : "") + "{\"name\": \"" + json_esc(v.name) + "\", \"shape\": " + json_shape(v.shape) +
+             ", \"dtype\": \"" + rt::dtype_name(v.dtype_code, v.dtype_bits) + "\"}";
+      }
+      return r + "]";
+    };
+    js << "{\n"
+       << "  \"format\": \"tetune-export-1\",\n"
+       << "  \"tetune_version\": \"" << kTetuneVersion << "\",\n"
+       << "  \"model\": \"" << json_esc(plan.model) << "\",\n"
+       << "  \"inputs\": " << io_list(plan.inputs) << ",\n"
+       << "  \"outputs\": " << io_list(plan.outputs) << ",\n"
+       << "  \"target\": \"" << json_esc(plan.target) << "\",\n"
+       << "  \"halide_target\": \"" << json_esc(plan.halide_target) << "\",\n"
+       << "  \"groups\": " << res.groups << ", \"kernel_groups\": " << res.kernel_groups << ", \"view_groups\": " << res.view_groups << ",\n"
+       << "  \"tasks\": " << res.tasks << ", \"tuned_tasks\": " << res.tuned_tasks << ", \"untuned_tasks\": " << res.untuned_tasks << ",\n"
+       << "  \"tuned_groups\": " << res.tuned_groups << ", \"untuned_groups\": " << res.untuned_groups << ",\n"
+       << "  \"schedules\": \"" << json_esc(o.tuned_note.empty() ? (o.compile.schedule_for ? "schedule_for hook" : "default schedules") : o.tuned_note) << "\",\n"
+       << "  \"tuning_db\": " << (o.tuning_db.empty() ? std::string("null") : "\"" + json_esc(o.tuning_db) + "\"") << ",\n"
+       << "  \"weights_bytes\": " << res.weights_bytes << ", \"buffer_bytes\": " << res.buffer_bytes << ", \"no_reuse_bytes\": " << res.no_reuse_bytes << ",\n"
+       << "  \"files\": [\"libmodel.so\", \"graph.bin\", \"weights.bin\"";
+    if (gpu)
+      for (const auto &k : plan.kernels) js << ", \"" << k.name << ".ptx\"";
+    js << "]\n}\n";
+    write_file(out_dir + "/manifest.json", js.str());
+  }
+  if (!o.keep_build) {
+    std::string ignore;
+    run_cmd("rm -rf " + sh_quote(build), &ignore);
+  }
+  return res;
+}
+
+}  // namespace relay
+}  // namespace tetune

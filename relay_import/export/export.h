@@ -1,0 +1,57 @@
+// AOT export of a model for the compiler-free runtime (runtime/model.h).
+//
+//   relay::ExportOptions o;                 // o.compile = CompileOptions (target, hooks)
+//   relay::ExportResult r = relay::export_model(import_onnx(path, io), "OUT", o);
+//
+// Runs the graph passes and fusion (compile_groups_only), takes one schedule
+// per unique task from CompileOptions::schedule_for (unset: the default
+// schedule: simple_cpu_schedule, or gpu_simple_schedule for a GPU target),
+// AOT-compiles each with compile_object(no_runtime = true), compiles one Halide
+// runtime object and links them, with a generated kernel table (runtime/plan.h
+// KernelEntry), into OUT/libmodel.so using the system C++ compiler
+// (`$CXX`, default g++, `-shared -fPIC`). Writes:
+//   OUT/libmodel.so   kernels + Halide runtime (exports halide_set_num_threads)
+//   OUT/graph.bin     execution plan (runtime/plan.h): values, groups, kernels, buffers
+//   OUT/weights.bin   constants read by the kernels (64-byte aligned)
+//   OUT/manifest.json model, inputs / outputs (names, shapes, dtypes), target,
+//                     tuned / untuned task counts, tetune version, files
+//   OUT/NAME.ptx      per kernel, for a CUDA target
+// Buffers: intermediates share planned buffers by liveness (greedy best fit as
+// relay::plan_memory, with view groups aliasing their input's memory); graph
+// outputs get buffers of their own. Raises CodegenError / Error on failure.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "relay_import/executor.h"
+#include "relay_import/graph.h"
+
+namespace tetune {
+namespace relay {
+
+constexpr const char *kTetuneVersion = "tetune 0.1";
+
+struct ExportOptions {
+  CompileOptions compile;
+  std::string cxx;               // compiler driver; "" = $CXX or g++
+  bool keep_build = false;       // keep OUT/build/ (objects, headers, kernel table source)
+  std::string model_path;        // for the manifest
+  std::string tuning_db;         // for the manifest ("" = none)
+  std::string tuned_note;        // for the manifest (how schedules were chosen)
+  bool verbose = false;          // progress on stderr
+};
+
+struct ExportResult {
+  std::string dir, library;
+  int groups = 0, kernel_groups = 0, view_groups = 0;
+  int tasks = 0, tuned_tasks = 0, untuned_tasks = 0;  // unique workloads
+  int tuned_groups = 0, untuned_groups = 0;
+  int64_t weights_bytes = 0, buffer_bytes = 0, no_reuse_bytes = 0;
+  double passes_s = 0, codegen_s = 0, link_s = 0;
+};
+
+ExportResult export_model(Graph g, const std::string &out_dir, const ExportOptions &options = ExportOptions());
+
+}  // namespace relay
+}  // namespace tetune

@@ -1,0 +1,303 @@
+#include "runtime/model.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <halide14/HalideRuntime.h>
+
+#include "te/errors.h"
+
+namespace tetune {
+namespace rt {
+
+namespace {
+
+struct AlignedFree {
+  void operator()(void *p) const { std::free(p); }
+};
+using AlignedPtr = std::unique_ptr<void, AlignedFree>;
+
+AlignedPtr aligned(int64_t bytes) {
+  size_t n = static_cast<size_t>((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
+  void *p = std::aligned_alloc(64, n);
+  if (!p) throw RuntimeError("out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, n);
+  return AlignedPtr(p);
+}
+
+std::string read_file(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw ParseError(path + ": file is missing (re-run `tetune compile`)");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ParseError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+halide_type_t halide_type_of(const PlanValue &v) {
+  switch (v.dtype_code) {
+    case 0: return halide_type_t(halide_type_int, v.dtype_bits);
+    case 1: return halide_type_t(halide_type_uint, v.dtype_bits);
+    case 2: return halide_type_t(halide_type_float, v.dtype_bits);
+    case 3: return halide_type_t(halide_type_bfloat, v.dtype_bits);
+    default: return halide_type_t(halide_type_uint, 1);
+  }
+}
+
+DType te_dtype(const PlanValue &v) {
+  DType t;
+  t.code = static_cast<DType::Code>(v.dtype_code);
+  t.bits = v.dtype_bits;
+  return t;
+}
+
+}  // namespace
+
+struct Model::Impl {
+  void *dl = nullptr;
+  bool gpu = false;
+  AlignedPtr weights;
+  std::vector<AlignedPtr> buffers;
+  struct Call {
+    int (*fn)(void **) = nullptr;
+    std::vector<halide_buffer_t> bufs;
+    std::vector<std::vector<halide_dimension_t>> dims;
+    std::vector<void *> argv;
+    std::vector<int> values;  // value id per arg
+    int num_inputs = 0;
+    std::string name, kernel;
+  };
+  std::vector<Call> calls;  // kernel groups only, in order
+  std::vector<uint8_t *> host;  // per value (null for inputs until bound)
+  // (call, arg) slots that read graph inputs (directly or through a view) -> input index
+  struct Patch {
+    int call, arg, input;
+  };
+  std::vector<Patch> patches;
+  int (*set_threads)(int) = nullptr;
+  int (*copy_to_host)(void *, halide_buffer_t *) = nullptr;
+  int (*device_free)(void *, halide_buffer_t *) = nullptr;
+  ~Impl() {
+    if (dl) dlclose(dl);
+  }
+};
+
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::load(const std::string &dir_in) {
+  std::string dir = dir_in;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::unique_ptr<Model> m(new Model());
+  m->dir_ = dir;
+  m->impl_.reset(new Impl());
+  Impl &im = *m->impl_;
+  const std::string gpath = dir + "/graph.bin", wpath = dir + "/weights.bin", lpath = dir + "/libmodel.so";
+  m->plan_ = Plan::decode(read_file(gpath), gpath);
+  Plan &p = m->plan_;
+
+  // weights
+  {
+    std::string w = read_file(wpath);
+    const size_t hdr = sizeof(kWeightsMagic) + 8;
+    if (w.size() < hdr || std::memcmp(w.data(), kWeightsMagic, sizeof(kWeightsMagic)) != 0)
+      throw ParseError(wpath + ": not a tetune weights file (bad magic)");
+    uint64_t n;
+    std::memcpy(&n, w.data() + sizeof(kWeightsMagic), 8);
+    if (n != w.size() - hdr || static_cast<int64_t>(n) != p.weights_bytes)
+      throw ParseError(wpath + ": corrupted weights (" + std::to_string(w.size() - hdr) + " data bytes, expected " +
+                       std::to_string(p.weights_bytes) + "; truncated or from another export?)");
+    if (fnv1a(w.data() + hdr, n) != p.weights_checksum)
+      throw ParseError(wpath + ": corrupted weights (checksum differs from graph.bin's)");
+    im.weights = aligned(p.weights_bytes);
+    std::memcpy(im.weights.get(), w.data() + hdr, n);
+  }
+
+  // kernels
+  {
+    struct stat st;
+    if (::stat(lpath.c_str(), &st) != 0) throw RuntimeError(lpath + ": file is missing (re-run `tetune compile`)");
+    im.dl = dlopen(lpath.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!im.dl) throw RuntimeError(lpath + ": cannot load: " + dlerror());
+    auto *abi = static_cast<const char *>(dlsym(im.dl, kAbiSymbol));
+    auto *table = static_cast<const KernelEntry *>(dlsym(im.dl, kKernelTableSymbol));
+    auto *count = static_cast<const int *>(dlsym(im.dl, kKernelCountSymbol));
+    if (!abi || !table || !count) throw RuntimeError(lpath + ": not a tetune model library (no kernel table)");
+    if (std::strcmp(abi, kAbiTag) != 0) throw RuntimeError(lpath + ": kernel table ABI '" + abi + "', expected '" + kAbiTag + "'");
+    std::map<std::string, const KernelEntry *> by_name;
+    for (int i = 0; i < *count; i++) by_name[table[i].name] = &table[i];
+    im.set_threads = reinterpret_cast<int (*)(int)>(dlsym(im.dl, "halide_set_num_threads"));
+    im.copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_copy_to_host"));
+    im.device_free = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_device_free"));
+    im.gpu = p.target == "cuda" || p.halide_target.find("cuda") != std::string::npos;
+    std::vector<int (*)(void **)> fns(p.kernels.size());
+    for (size_t k = 0; k < p.kernels.size(); k++) {
+      auto it = by_name.find(p.kernels[k].name);
+      if (it == by_name.end())
+        throw RuntimeError(lpath + ": kernel '" + p.kernels[k].name + "' named in " + gpath + " is missing (files from different exports?)");
+      if (it->second->num_args != p.kernels[k].num_args)
+        throw RuntimeError(lpath + ": kernel '" + p.kernels[k].name + "' takes " + std::to_string(it->second->num_args) +
+                           " buffers, " + gpath + " says " + std::to_string(p.kernels[k].num_args));
+      fns[k] = it->second->fn_argv;
+    }
+
+    // buffers and host pointers
+    for (auto b : p.buffer_bytes) im.buffers.push_back(aligned(b));
+    im.host.assign(p.values.size(), nullptr);
+    std::map<int, int> input_index;
+    for (size_t i = 0; i < p.inputs.size(); i++) input_index[p.inputs[i]] = static_cast<int>(i);
+    auto root = [&](int v) { return p.values[v].storage == PlanValue::Alias ? p.values[v].alias : v; };
+    for (size_t v = 0; v < p.values.size(); v++) {
+      const auto &pv = p.values[root(static_cast<int>(v))];
+      if (pv.storage == PlanValue::Const) im.host[v] = static_cast<uint8_t *>(im.weights.get()) + pv.const_offset;
+      else if (pv.storage == PlanValue::Buffer) im.host[v] = static_cast<uint8_t *>(im.buffers[pv.buffer].get());
+    }
+    for (const auto &g : p.groups) {
+      if (g.kind != PlanGroup::Kernel) continue;
+      Impl::Call c;
+      c.fn = fns[g.kernel];
+      c.name = g.name;
+      c.kernel = p.kernels[g.kernel].name;
+      c.num_inputs = g.num_inputs;
+      c.values = g.args;
+      size_t n = g.args.size();
+      c.bufs.resize(n);
+      c.dims.resize(n);
+      c.argv.resize(n);
+      for (size_t a = 0; a < n; a++) {
+        int v = g.args[a];
+        const PlanValue &pv = p.values[v];
+        if (static_cast<int>(a) >= g.num_inputs && p.values[root(v)].storage != PlanValue::Buffer)
+          throw ParseError(gpath + ": group " + g.name + " writes value '" + pv.name + "' that has no buffer");
+        auto &d = c.dims[a];
+        int nd = static_cast<int>(pv.shape.size());
+        d.resize(std::max(nd, 1));
+        int64_t stride = 1;
+        for (int i = 0; i < nd; i++) {
+          int64_t ext = pv.shape[nd - 1 - i];
+          d[i] = halide_dimension_t(0, static_cast<int32_t>(ext), static_cast<int32_t>(stride));
+          stride *= ext;
+        }
+        halide_buffer_t &b = c.bufs[a];
+        b = halide_buffer_t();
+        b.type = halide_type_of(pv);
+        b.dimensions = nd;
+        b.dim = d.data();
+        b.host = im.host[v];
+        if (p.values[root(v)].storage == PlanValue::Input) {
+          auto it2 = input_index.find(root(v));
+          if (it2 == input_index.end()) throw ParseError(gpath + ": value '" + pv.name + "' reads an unknown input");
+          im.patches.push_back({static_cast<int>(im.calls.size()), static_cast<int>(a), it2->second});
+        }
+      }
+      im.calls.push_back(std::move(c));
+    }
+    for (auto &c : im.calls)
+      for (size_t a = 0; a < c.bufs.size(); a++) c.argv[a] = &c.bufs[a];
+  }
+  return m;
+}
+
+std::vector<std::string> Model::input_names() const {
+  std::vector<std::string> r;
+  for (int v : plan_.inputs) r.push_back(plan_.values[v].name);
+  return r;
+}
+
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> r;
+  for (int v : plan_.outputs) r.push_back(plan_.values[v].name);
+  return r;
+}
+
+Shape Model::input_shape(size_t i) const { return plan_.values.at(plan_.inputs.at(i)).shape; }
+
+int64_t Model::buffer_bytes() const {
+  int64_t n = 0;
+  for (auto b : plan_.buffer_bytes) n += b;
+  return n;
+}
+
+void Model::set_num_threads(int n) {
+  if (n <= 0) throw RuntimeError("thread count must be positive, got " + std::to_string(n));
+  if (!impl_->set_threads) throw RuntimeError(dir_ + "/libmodel.so: does not export halide_set_num_threads");
+  impl_->set_threads(n);
+}
+
+std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
+  const Plan &p = plan_;
+  Impl &im = *impl_;
+  if (inputs.size() != p.inputs.size())
+    throw ShapeError("model expects " + std::to_string(p.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  std::vector<uint8_t *> in_host(inputs.size());
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const PlanValue &v = p.values[p.inputs[i]];
+    if (inputs[i].shape() != v.shape)
+      throw ShapeError("input '" + v.name + "': expected shape " + shape_string(v.shape) + ", got " + shape_str(inputs[i].shape()));
+    if (inputs[i].dtype() != te_dtype(v))
+      throw ShapeError("input '" + v.name + "': expected dtype " + dtype_name(v.dtype_code, v.dtype_bits) + ", got " +
+                       inputs[i].dtype().str());
+    in_host[i] = static_cast<uint8_t *>(const_cast<void *>(inputs[i].raw()));
+  }
+  for (const auto &pt : im.patches) im.calls[pt.call].bufs[pt.arg].host = in_host[pt.input];
+  for (auto &c : im.calls) {
+    for (size_t a = 0; a < c.bufs.size(); a++) {
+      c.bufs[a].flags = (im.gpu && static_cast<int>(a) < c.num_inputs) ? halide_buffer_flag_host_dirty : 0;
+      c.bufs[a].device = 0;
+      c.bufs[a].device_interface = nullptr;
+    }
+    int rc = c.fn(c.argv.data());
+    if (rc != 0)
+      throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") failed with Halide error " + std::to_string(rc));
+    if (im.gpu) {
+      for (size_t a = 0; a < c.bufs.size(); a++) {
+        halide_buffer_t &b = c.bufs[a];
+        if (!b.device) continue;
+        if (static_cast<int>(a) >= c.num_inputs && im.copy_to_host && im.copy_to_host(nullptr, &b) != 0)
+          throw RuntimeError("kernel " + c.kernel + ": copying output '" + p.values[c.values[a]].name + "' to the host failed");
+        if (im.device_free) im.device_free(nullptr, &b);
+      }
+    }
+  }
+  std::vector<NDArray> out;
+  for (int v : p.outputs) {
+    const PlanValue &pv = p.values[v];
+    NDArray a(pv.shape, te_dtype(pv));
+    const uint8_t *src = im.host[v];
+    if (!src) {  // an output that is (a view of) a graph input
+      int r = pv.storage == PlanValue::Alias ? pv.alias : v;
+      for (size_t i = 0; i < p.inputs.size(); i++)
+        if (p.inputs[i] == r) src = in_host[i];
+    }
+    if (!src) throw RuntimeError("output '" + pv.name + "' has no storage (internal error)");
+    std::memcpy(a.raw(), src, a.nbytes());
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::map<std::string, NDArray> Model::run(const std::map<std::string, NDArray> &inputs) {
+  std::vector<NDArray> in;
+  for (int v : plan_.inputs) {
+    auto it = inputs.find(plan_.values[v].name);
+    if (it == inputs.end()) throw ShapeError("input '" + plan_.values[v].name + "' is missing");
+    in.push_back(it->second);
+  }
+  for (auto &kv : inputs) {
+    bool known = false;
+    for (int v : plan_.inputs) known |= plan_.values[v].name == kv.first;
+    if (!known) throw ShapeError("unknown input '" + kv.first + "'");
+  }
+  auto out = run(in);
+  std::map<std::string, NDArray> r;
+  for (size_t i = 0; i < out.size(); i++) r[plan_.values[plan_.outputs[i]].name] = out[i];
+  return r;
+}
+
+}  // namespace rt
+}  // namespace tetune

@@ -1,0 +1,63 @@
+// Compiler-free executor of a model exported by `tetune compile` (OUT/):
+// reads OUT/graph.bin (execution plan) and OUT/weights.bin, dlopen()s
+// OUT/libmodel.so (AOT Halide kernels + the Halide runtime + a kernel table)
+// and runs the groups in order on preallocated, 64-byte aligned buffers
+// (buffers are shared between values by the exporter's liveness plan; view
+// groups alias their input). Links only libdl and libpthread: no Halide
+// compiler (check: ldd bazel-bin/runtime/tetune_run | grep -c Halide == 0).
+//
+//   auto m = tetune::rt::Model::load("OUT");
+//   m->set_num_threads(2);
+//   std::vector<NDArray> y = m->run({x});
+//
+// Errors name the file: a missing / corrupted graph.bin, weights.bin or
+// libmodel.so raises tetune::ParseError or RuntimeError ("OUT/weights.bin: ...").
+// A Model is not thread-safe (its buffers are reused between runs).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/plan.h"
+#include "te/ndarray.h"
+
+namespace tetune {
+namespace rt {
+
+class Model {
+ public:
+  static std::unique_ptr<Model> load(const std::string &dir);
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  const Plan &plan() const { return plan_; }
+  const std::string &dir() const { return dir_; }
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  Shape input_shape(size_t i) const;
+
+  /** Halide's thread pool size (halide_set_num_threads in libmodel.so); call before the first run. */
+  void set_num_threads(int n);
+
+  /** Inputs in graph-input order; ShapeError naming the input on a count / shape / dtype mismatch. */
+  std::vector<NDArray> run(const std::vector<NDArray> &inputs);
+  std::map<std::string, NDArray> run(const std::map<std::string, NDArray> &inputs);
+
+  /** Bytes of the planned buffers / of the weights. */
+  int64_t buffer_bytes() const;
+  int64_t weights_bytes() const { return plan_.weights_bytes; }
+
+  struct Impl;
+
+ private:
+  Model() = default;
+  std::string dir_;
+  Plan plan_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rt
+}  // namespace tetune

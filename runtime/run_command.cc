@@ -1,0 +1,109 @@
+#include "runtime/run_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "runtime/io.h"
+#include "runtime/model.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace rt {
+
+namespace {
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void add_run_options(CLI::App *cmd, RunOptions &o) {
+  cmd->add_option("dir", o.dir, "directory written by `tetune compile` (graph.bin, weights.bin, libmodel.so)")->required();
+  cmd->add_option("--input", o.inputs, "NAME=file.npy or NAME=file.pb (repeatable; default: make_input.js seed-7 data)");
+  cmd->add_option("--output", o.outputs, "file.npy or NAME=file.npy (repeatable)");
+  cmd->add_option("--repeat", o.repeat, "timed runs after the warm-up (default 50)");
+  cmd->add_option("--warmup", o.warmup, "untimed runs first (default 1)");
+  cmd->add_option("--threads", o.threads, "Halide thread pool size (default: HL_NUM_THREADS or all cores)");
+  cmd->add_flag("--json", o.json, "also print one JSON line with the timings");
+}
+
+void run_exported(const RunOptions &o) {
+  double t0 = now_ms();
+  auto m = Model::load(o.dir);
+  double t1 = now_ms();
+  if (o.threads > 0) m->set_num_threads(o.threads);
+  auto names = m->input_names();
+  std::map<std::string, NDArray> feeds;
+  for (const auto &s : o.inputs) {
+    size_t eq = s.find('=');
+    std::string name, file = s;
+    if (eq != std::string::npos) name = s.substr(0, eq), file = s.substr(eq + 1);
+    else if (names.size() == 1) name = names[0];
+    else throw ShapeError("--input '" + s + "': expected NAME=file (the model has " + std::to_string(names.size()) + " inputs)");
+    feeds[name] = read_tensor_file(file);
+  }
+  for (size_t i = 0; i < names.size(); i++)
+    if (!feeds.count(names[i])) {
+      const PlanValue &v = m->plan().values[m->plan().inputs[i]];
+      if (v.dtype_code != 2 || v.dtype_bits != 32) throw ShapeError("input '" + names[i] + "' is missing (--input NAME=file.npy)");
+      std::printf("input %s: no --input, using make_input.js seed-7 data %s\n", names[i].c_str(), shape_string(v.shape).c_str());
+      feeds[names[i]] = make_input(v.shape, 7);
+    }
+  std::printf("loaded %s: %zu groups, %zu kernels, target %s, weights %.2f MB, buffers %.2f MB (load %.1f ms)\n",
+              o.dir.c_str(), m->plan().groups.size(), m->plan().kernels.size(), m->plan().target.c_str(),
+              m->weights_bytes() / 1e6, m->buffer_bytes() / 1e6, t1 - t0);
+  std::map<std::string, NDArray> out;
+  for (int i = 0; i < std::max(1, o.warmup); i++) out = m->run(feeds);
+  std::vector<double> ms;
+  for (int i = 0; i < o.repeat; i++) {
+    double a = now_ms();
+    out = m->run(feeds);
+    ms.push_back(now_ms() - a);
+  }
+  for (const auto &name : m->output_names()) {
+    const NDArray &a = out[name];
+    double mn = std::numeric_limits<double>::infinity(), mx = -mn, sum = 0;
+    for (int64_t i = 0; i < a.size(); i++) {
+      double v = a.get(i);
+      mn = std::min(mn, v), mx = std::max(mx, v), sum += v;
+    }
+    std::printf("output %s: %s %s min %.6g max %.6g mean %.6g first [", name.c_str(), a.dtype().str().c_str(),
+                shape_str(a.shape()).c_str(), mn, mx, a.size() ? sum / a.size() : 0.0);
+    for (int64_t i = 0; i < std::min<int64_t>(a.size(), 6); i++) std::printf("%s%.6g", i ? ", " : "", a.get(i));
+    std::printf("%s]\n", a.size() > 6 ? ", ..." : "");
+  }
+  double med = 0, mn = 0;
+  if (!ms.empty()) {
+    std::sort(ms.begin(), ms.end());
+    med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    mn = ms[0];
+    std::printf("latency: median %.3f ms, min %.3f ms over %d runs (threads %s)\n", med, mn, o.repeat,
+                o.threads > 0 ? std::to_string(o.threads).c_str() : "default");
+  }
+  if (o.json)
+    std::printf("{\"dir\":\"%s\",\"threads\":%d,\"repeat\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,\"load_ms\":%.2f}\n",
+                o.dir.c_str(), o.threads, o.repeat, med, mn, t1 - t0);
+  auto onames = m->output_names();
+  for (size_t i = 0; i < o.outputs.size(); i++) {
+    std::string s = o.outputs[i], name, file = s;
+    size_t eq = s.find('=');
+    if (eq != std::string::npos) name = s.substr(0, eq), file = s.substr(eq + 1);
+    else if (i < onames.size()) name = onames[i];
+    if (!out.count(name)) throw ShapeError("--output: the model has no output '" + name + "'");
+    write_npy_file(file, out[name]);
+    std::printf("wrote %s\n", file.c_str());
+  }
+}
+
+void add_run_command(CLI::App &app) {
+  auto *cmd = app.add_subcommand("run", "Run a model exported by `tetune compile` (compiler-free runtime)");
+  auto o = std::make_shared<RunOptions>();
+  add_run_options(cmd, *o);
+  cmd->callback([o] { run_exported(*o); });
+}
+
+}  // namespace rt
+}  // namespace tetune
