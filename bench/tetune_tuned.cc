@@ -1,0 +1,184 @@
+// "tetune-tuned" rows: the auto-tuner (autotune/tuner.h, search space
+// "ansor", evolutionary search guided by the XGB cost model) tunes the bench's
+// workload from an EMPTY temporary database within a trial budget; the best
+// record's schedule is replayed, built by tetune's codegen and timed by the
+// shared harness (checked against the reference loop first).
+//
+// Configuration (environment, inherited by the harness's child processes):
+//   TETUNE_TUNED_TRIALS=N   trial budget per (bench, threads) (default 64)
+//   TETUNE_TUNED_REUSE=1    reuse bench/results/tuned/<bench>_t<threads>.db
+//                           from an earlier run (no tuning) when it exists
+//   TETUNE_TUNED_SEED=S     search seed (default 1)
+// Within one `kernels` run the database tuned by the first round is reused by
+// the later rounds (it is kept in the run's --ref-dir), so a row is tuned
+// once per run. Every tuned database is copied to bench/results/tuned/.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "autotune/measure/record_store.h"
+#include "autotune/policy/space.h"
+#include "autotune/task.h"
+#include "autotune/tuner.h"
+#include "bench/harness.h"
+#include "codegen/kernel.h"
+#include "schedule/trace.h"
+#include "te/ops/registry.h"
+
+namespace tetune {
+namespace bench {
+namespace {
+
+namespace fs = std::filesystem;
+using autotune::StoredRecord;
+
+int env_int(const char *name, int dflt) {
+  const char *v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  return std::atoi(v);
+}
+
+// The harness passes the per-run temporary directory as --ref-dir to its
+// children; read it from our own command line.
+std::string run_dir() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  std::string cur;
+  for (char c : all) {
+    if (c == '\0') args.push_back(cur), cur.clear();
+    else cur += c;
+  }
+  for (size_t i = 0; i + 1 < args.size(); i++)
+    if (args[i] == "--ref-dir") return args[i + 1];
+  return "";
+}
+
+std::string results_dir() {
+  const char *ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  return (ws && *ws ? std::string(ws) : std::string(".")) + "/bench/results/tuned";
+}
+
+ops::OpWorkload workload(const BenchSpec &s) {
+  if (s.kind == BenchKind::kGemm) return ops::build_op("matmul", {s.M, s.N, s.K});
+  return ops::build_op("conv2d", {s.batch, s.in_c, s.in_h, s.in_w, s.out_c, s.kh, s.kw, s.stride, s.pad});
+}
+
+std::optional<StoredRecord> best_of(const std::string &db, const autotune::Task &task, int *n_records) {
+  autotune::RecordStore st(db, task.workload_key, task.name, "{}", task.threads);
+  std::optional<StoredRecord> best;
+  auto recs = st.records();
+  *n_records = static_cast<int>(recs.size());
+  for (const auto &r : recs)
+    if (r.ok() && (!best || r.median_ms < best->median_ms)) best = r;
+  return best;
+}
+
+std::string fmt(const char *f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
+  ops::OpWorkload w = workload(spec);
+  autotune::Task task = autotune::make_task(spec.name, w.outputs, Target{}, threads);
+  const int trials = env_int("TETUNE_TUNED_TRIALS", 64);
+  const std::string key = spec.name + "_t" + std::to_string(threads) + "_n" + std::to_string(trials);
+  const std::string rdir = run_dir();
+  const std::string run_db = rdir.empty() ? "" : rdir + "/tuned_" + key + ".db";
+  const std::string saved_db = results_dir() + "/" + key + ".db";
+  const std::string saved_meta = saved_db + ".txt";
+
+  std::string note;
+  std::string db;
+  if (!run_db.empty() && fs::exists(run_db)) {
+    db = run_db;  // tuned by an earlier round of this run
+    std::ifstream m(run_db + ".txt");
+    std::getline(m, note);
+  } else if (env_int("TETUNE_TUNED_REUSE", 0) && fs::exists(saved_db)) {
+    db = saved_db;
+    std::ifstream m(saved_meta);
+    std::getline(m, note);
+    note = "reused " + fs::path(saved_db).filename().string() + " (" + note + ")";
+  } else {
+    // Tune from an empty temporary database.
+    std::string tmpl = (rdir.empty() ? fs::temp_directory_path().string() : rdir) + "/tuneXXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) throw Error("tetune-tuned: mkdtemp failed");
+    std::string tdir = buf.data();
+    std::string tdb = tdir + "/tune.db";
+    autotune::TuneOptions o;
+    o.trials = trials;
+    o.batch_size = 16;
+    o.policy = "evolutionary";
+    o.cost_model = "xgb";
+    o.db_path = tdb;
+    o.seed = static_cast<uint64_t>(env_int("TETUNE_TUNED_SEED", 1));
+    o.measure.repeat = 3;
+    o.measure.warmup = 0;  // the checked run warms up
+    o.measure.min_repeat_ms = 10;
+    o.measure.timeout_s = spec.kind == BenchKind::kGemm && spec.M >= 2048 ? 15 : 8;
+    auto t0 = std::chrono::steady_clock::now();
+    autotune::TuneResult r = autotune::tune(task, o);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::ostringstream os;
+    os << "tuned " << r.measured << " trials (" << r.errors << " failed) in " << fmt("%.0f", secs)
+       << " s (search " << fmt("%.0f", r.search_s) << " s, measure " << fmt("%.0f", r.measure_s)
+       << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best in tuner "
+       << fmt("%.1f", r.best_gflops) << " GFLOP/s";
+    note = os.str();
+    std::fprintf(stderr, "tetune-tuned %s: %s\n", key.c_str(), note.c_str());
+    db = tdb;
+    std::error_code ec;
+    fs::create_directories(results_dir(), ec);
+    fs::copy_file(tdb, saved_db, fs::copy_options::overwrite_existing, ec);
+    if (!ec) std::ofstream(saved_meta) << note << "\n";
+    if (!run_db.empty()) {
+      fs::copy_file(tdb, run_db, fs::copy_options::overwrite_existing, ec);
+      std::ofstream(run_db + ".txt") << note << "\n";
+    }
+  }
+
+  int n_records = 0;
+  auto best = best_of(db, task, &n_records);
+  if (!best) throw Error("tetune-tuned: no successful record in " + db + " (" + std::to_string(n_records) + " records)");
+  Schedule s = replay(task.outputs, trace_from_json(best->schedule_json));
+
+  const BenchData &d = bench_data(spec);
+  std::vector<Tensor> ins = Schedule(task.outputs).inputs();
+  if (ins.size() != 2) throw Error("tetune-tuned: expected 2 inputs");
+  std::vector<NDArray> in;
+  for (size_t i = 0; i < 2; i++) {
+    const std::vector<float> &v = i == 0 ? d.input0 : d.input1;
+    NDArray a(ins[i].shape(), float32());
+    if (a.nbytes() != static_cast<int64_t>(v.size() * sizeof(float))) throw Error("tetune-tuned: input size mismatch");
+    std::memcpy(a.raw(), v.data(), v.size() * sizeof(float));
+    in.push_back(std::move(a));
+  }
+  set_num_threads(threads);
+  Kernel k = Kernel::build(s);
+  auto outs = std::make_shared<std::vector<NDArray>>(k.run(in));
+  note += "; best record " + fmt("%.3f", best->median_ms) + " ms in tuning";
+  return check_and_time(
+      spec, "tetune-tuned", threads, [&] { k.run(in, *outs); },
+      [&](float *dst) { std::memcpy(dst, (*outs)[0].raw(), (*outs)[0].nbytes()); },
+      [&] { std::memset((*outs)[0].raw(), 0xff, (*outs)[0].nbytes()); }, note);
+}
+
+}  // namespace
+
+TETUNE_BENCH_REGISTER_IMPL_ORDERED("tetune-tuned", tetune_tuned, 6);
+
+}  // namespace bench
+}  // namespace tetune
