@@ -75,6 +75,8 @@ struct ExprLowering {
         return Halide::select((*this)(e->args[0], guarded), (*this)(e->args[1], true), (*this)(e->args[2], true));
       case ExprKind::Cast: {
         HExpr v = (*this)(e->args[0], guarded);
+        // Halide truncates a float cast to bool; TE's cast to bool is x != 0.
+        if (e.dtype().is_bool()) return v != Halide::Internal::make_zero(v.type());
         HExpr c = Halide::cast(halide_type(e.dtype()), v);
         return Halide::cast(compute_type(e.dtype()), c);
       }
@@ -157,13 +159,14 @@ class Lowerer {
     LoweredPipeline out;
     std::set<std::string> used;
     for (const auto &in : s_.inputs()) {
-      std::string n = unique(sanitize(in.name()), used);
+      // Prefixed: a buffer named like a math function ("tanh") clashes with LLVM symbols.
+      std::string n = unique("in_" + sanitize(in.name()), used);
       Halide::ImageParam p(halide_type(in.dtype()), in.ndim(), n);
       set_dense_bounds(p, in.shape());
       params_[in.name()] = p;
       out.params.push_back(p);
     }
-    for (const auto &st : s_.stages()) funcs_[st.name] = Halide::Func(unique(sanitize(st.name), used));
+    for (const auto &st : s_.stages()) funcs_[st.name] = Halide::Func(unique("f_" + sanitize(st.name), used));
     for (const auto &st : s_.stages()) define(st);
     for (const auto &st : s_.stages()) schedule_loops(st);
     for (const auto &st : s_.stages()) attach(st);

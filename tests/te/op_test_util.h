@@ -1,7 +1,7 @@
 // Helpers for the TE operator tests.
 //
-// Every op test evaluates its tensors through evaluate() (today the plain
-// interpreter; later also compiled code, compared against it) and checks the
+// Every op test evaluates its tensors through evaluate() (the plain
+// interpreter, and the Halide-compiled kernel checked against it) and checks the
 // result against an independent reference written as plain C++ loops.
 //
 // Tolerances (default_tolerance in te/ndarray.h), |a - e| <= atol + rtol * |e|:
@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel.h"
+#include "schedule/schedule.h"
 #include "te/interpreter.h"
 #include "te/ndarray.h"
 #include "te/tensor.h"
@@ -25,7 +27,21 @@ namespace test {
 /** Evaluates outputs given data for inputs (the single entry point of all op tests). */
 inline std::vector<NDArray> evaluate(const std::vector<Tensor> &outputs, const std::vector<Tensor> &inputs,
                                      const std::vector<NDArray> &data) {
-  return interpret(outputs, inputs, data);
+  std::vector<NDArray> ref = interpret(outputs, inputs, data);
+  // The same DAG compiled by Halide (unscheduled) must agree with the interpreter.
+  Schedule s(outputs);
+  std::vector<NDArray> args;
+  for (const auto &p : s.inputs())
+    for (size_t i = 0; i < inputs.size(); i++)
+      if (inputs[i].same_as(p)) args.push_back(data[i]);
+  std::vector<NDArray> compiled = Kernel::build(s).run(args);
+  for (size_t i = 0; i < ref.size(); i++) {
+    auto [rtol, atol] = default_tolerance(ref[i].dtype());
+    std::string where;
+    EXPECT_TRUE(all_close(compiled[i], ref[i], rtol, atol, &where))
+        << "compiled kernel differs from the interpreter on output " << outputs[i].name() << ": " << where;
+  }
+  return ref;
 }
 
 /** Uniform random data in [lo, hi) from a fixed seed. */
