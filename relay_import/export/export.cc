@@ -326,7 +326,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     if (cxx.empty()) cxx = std::getenv("CXX") ? std::getenv("CXX") : "g++";
     std::string cmd = cxx + " -shared -fPIC -O2 -o " + sh_quote(out_dir + "/libmodel.so.tmp") + " " + sh_quote(build + "/kernel_table.cc");
     for (const auto &k : plan.kernels) cmd += " " + sh_quote(build + "/" + k.name + ".o");
-    cmd += " " + sh_quote(build + "/halide_runtime.o") + " -ldl -lpthread";
+    cmd += " " + sh_quote(build + "/halide_runtime.o") + " -ldl -lpthread -Wl,-Bsymbolic";
     std::string out;
     if (run_cmd(cmd, &out) != 0)
       throw CodegenError("linking " + out_dir + "/libmodel.so failed (" + cmd.substr(0, 200) + " ...):\n" + out.substr(0, 4000));

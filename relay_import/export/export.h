@@ -9,7 +9,8 @@
 // AOT-compiles each with compile_object(no_runtime = true), compiles one Halide
 // runtime object and links them, with a generated kernel table (runtime/plan.h
 // KernelEntry), into OUT/libmodel.so using the system C++ compiler
-// (`$CXX`, default g++, `-shared -fPIC`). Writes:
+// (`$CXX`, default g++, `-shared -fPIC -Wl,-Bsymbolic`: the kernels bind to
+// their own Halide runtime even when another one is loaded). Writes:
 //   OUT/libmodel.so   kernels + Halide runtime (exports halide_set_num_threads)
 //   OUT/graph.bin     execution plan (runtime/plan.h): values, groups, kernels, buffers
 //   OUT/weights.bin   constants read by the kernels (64-byte aligned)

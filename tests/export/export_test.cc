@@ -1,0 +1,234 @@
+// tetune compile's export (relay_import/export) + the compiler-free runtime
+// (runtime/model.h): export the PaddleOCR cls and rec models to a temp dir,
+// run them through rt::Model, compare with the JIT CompiledModel::run output
+// (same schedules, same Halide target: expected equal to ~1e-6) and with
+// onnxruntime-node references when tools/reference/node_modules exist
+// (tests/relay_import/make_reference.sh); a missing / corrupted OUT/ file
+// gives an error naming the file.
+#include <gtest/gtest.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "relay_import/executor.h"
+#include "relay_import/export/export.h"
+#include "relay_import/npy.h"
+#include "relay_import/onnx_importer.h"
+#include "runtime/io.h"
+#include "runtime/model.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace {
+
+bool exists(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string repo_root() {
+  if (const char *r = getenv("TETUNE_ROOT")) return r;
+  char buf[PATH_MAX];
+  // the runfiles symlink of a file of this package resolves into the workspace
+  if (realpath("tests/export/standalone_runtime_test.sh", buf)) {
+    std::string p(buf);
+    return p.substr(0, p.size() - std::string("/tests/export/standalone_runtime_test.sh").size());
+  }
+  return "";
+}
+
+std::string tmp_dir() {
+  if (const char *t = getenv("TEST_TMPDIR")) return t;
+  return "/tmp";
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string reference_dir() {
+  static std::string dir;
+  static bool tried = false;
+  if (tried) return dir;
+  tried = true;
+  std::string root = repo_root();
+  if (root.empty() || !exists(root + "/tools/reference/node_modules/onnxruntime-node")) return dir;
+  std::string out = tmp_dir() + "/ppocr_ref";
+  std::string cmd = "bash '" + root + "/tests/relay_import/make_reference.sh' '" + out + "' '" + root + "' >/dev/null 2>&1";
+  if (std::system(cmd.c_str()) == 0) dir = out;
+  return dir;
+}
+
+struct Case {
+  std::string model, shape, ref, output;
+};
+
+/** Exports once per model per process; returns OUT. */
+std::string exported(const Case &c, relay::CompiledModel *jit) {
+  std::string root = repo_root();
+  relay::ImportOptions io;
+  io.input_shapes = relay::parse_input_shapes("x=" + c.shape);
+  std::string out = tmp_dir() + "/export_" + c.ref;
+  double t0 = now_s();
+  relay::ExportOptions eo;
+  eo.model_path = root + "/models/ppocr/" + c.model;
+  relay::ExportResult r = relay::export_model(relay::import_onnx(eo.model_path, io), out, eo);
+  double t1 = now_s();
+  std::printf("[%s] export: %d groups, %d kernels, %d untuned, %.1f s\n", c.ref.c_str(), r.groups, r.tasks, r.untuned_tasks, t1 - t0);
+  EXPECT_EQ(r.tuned_tasks, 0);
+  EXPECT_EQ(r.untuned_tasks, r.tasks);
+  if (jit) *jit = relay::compile_model(relay::import_onnx(eo.model_path, io));
+  std::printf("[%s] JIT compile %.1f s\n", c.ref.c_str(), now_s() - t1);
+  return out;
+}
+
+void check(const Case &c) {
+  std::string root = repo_root();
+  if (root.empty() || !exists(root + "/models/ppocr/" + c.model)) GTEST_SKIP() << "models/ppocr missing (tools/fetch_models.sh)";
+  relay::CompiledModel jit;
+  std::string out = exported(c, &jit);
+  for (const char *f : {"libmodel.so", "graph.bin", "weights.bin", "manifest.json"}) EXPECT_TRUE(exists(out + "/" + f)) << f;
+  EXPECT_FALSE(exists(out + "/build"));
+  auto m = rt::Model::load(out);
+  m->set_num_threads(1);
+  ASSERT_EQ(m->input_names(), jit.input_names());
+  ASSERT_EQ(m->output_names(), jit.output_names());
+  NDArray x = rt::make_input(m->input_shape(0), 7);
+  auto y_aot = m->run({x});
+  auto y_aot2 = m->run({x});  // buffers reused: same result
+  auto y_jit = jit.run({x});
+  ASSERT_EQ(y_aot.size(), y_jit.size());
+  for (size_t i = 0; i < y_aot.size(); i++) {
+    ASSERT_EQ(y_aot[i].shape(), y_jit[i].shape());
+    double d = max_abs_diff(y_aot[i], y_jit[i]);
+    std::printf("[%s] output %s: max |AOT - JIT| = %.3g, max |run1 - run2| = %.3g\n", c.ref.c_str(),
+                m->output_names()[i].c_str(), d, max_abs_diff(y_aot[i], y_aot2[i]));
+    EXPECT_LE(d, 1e-6);
+    EXPECT_EQ(max_abs_diff(y_aot[i], y_aot2[i]), 0.0);
+  }
+  // wrong input shape: clear error
+  try {
+    m->run({NDArray({1, 3, 8, 8}, float32())});
+    ADD_FAILURE() << "expected ShapeError";
+  } catch (const ShapeError &e) {
+    EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
+  }
+  std::string refdir = reference_dir();
+  if (refdir.empty()) {
+    std::printf("[%s] no onnxruntime reference (tools/reference/node_modules missing or node failed): skipped\n", c.ref.c_str());
+    return;
+  }
+  NDArray xin = rt::read_npy_file(refdir + "/" + c.ref + "/in.npy");
+  NDArray ref = rt::read_npy_file(refdir + "/" + c.ref + "/" + c.output + ".npy");
+  EXPECT_EQ(max_abs_diff(xin, x), 0.0) << "make_input port differs from make_input.js";
+  auto y = m->run({xin});
+  ASSERT_EQ(y[0].shape(), ref.shape());
+  std::string where;
+  bool ok = all_close(y[0], ref, 1e-3, 1e-4, &where);
+  std::printf("[%s] vs onnxruntime: max abs err %.3g\n", c.ref.c_str(), max_abs_diff(y[0], ref));
+  EXPECT_TRUE(ok) << where;
+}
+
+TEST(Export, ClsMatchesJitAndOnnxruntime) { check({"ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192", "cls", "softmax_0.tmp_0"}); }
+TEST(Export, RecMatchesJitAndOnnxruntime) { check({"ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320", "rec", "softmax_11.tmp_0"}); }
+
+// ---- corrupted / missing files ----
+
+std::string slurp(const std::string &p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+void spit(const std::string &p, const std::string &s) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f << s;
+}
+
+/** A copy of a cls export to mutate. */
+std::string fresh_copy(const std::string &name) {
+  static std::string base;
+  if (base.empty()) {
+    std::string root = repo_root();
+    relay::ImportOptions io;
+    io.input_shapes = relay::parse_input_shapes("x=1,3,48,192");
+    base = tmp_dir() + "/export_cls_small";
+    relay::ExportOptions eo;
+    relay::export_model(relay::import_onnx(root + "/models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", io), base, eo);
+  }
+  std::string d = tmp_dir() + "/corrupt_" + name;
+  std::string cmd = "rm -rf '" + d + "' && cp -r '" + base + "' '" + d + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return d;
+}
+
+void expect_error_naming(const std::string &dir, const std::string &file, const std::string &what) {
+  try {
+    auto m = rt::Model::load(dir);
+    m->run({rt::make_input(m->input_shape(0), 7)});
+    ADD_FAILURE() << what << ": no error";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    std::printf("%s -> %s\n", what.c_str(), msg.c_str());
+    EXPECT_NE(msg.find(dir + "/" + file), std::string::npos) << what << ": " << msg;
+  }
+}
+
+TEST(Export, CorruptedOrMissingFilesNameTheFile) {
+  std::string root = repo_root();
+  if (root.empty() || !exists(root + "/models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx")) GTEST_SKIP() << "models/ppocr missing";
+  {
+    std::string d = fresh_copy("ok");
+    auto m = rt::Model::load(d);
+    EXPECT_EQ(m->run({rt::make_input(m->input_shape(0), 7)}).size(), 1u);
+  }
+  for (const char *f : {"graph.bin", "weights.bin", "libmodel.so"}) {
+    std::string d = fresh_copy(std::string("missing_") + f);
+    std::remove((d + "/" + f).c_str());
+    expect_error_naming(d, f, std::string("missing ") + f);
+  }
+  {
+    std::string d = fresh_copy("trunc_graph");
+    std::string s = slurp(d + "/graph.bin");
+    spit(d + "/graph.bin", s.substr(0, s.size() / 2));
+    expect_error_naming(d, "graph.bin", "truncated graph.bin");
+  }
+  {
+    std::string d = fresh_copy("flip_graph");
+    std::string s = slurp(d + "/graph.bin");
+    s[s.size() / 2] ^= 0x5a;
+    spit(d + "/graph.bin", s);
+    expect_error_naming(d, "graph.bin", "flipped byte in graph.bin");
+  }
+  {
+    std::string d = fresh_copy("garbage_graph");
+    spit(d + "/graph.bin", "hello");
+    expect_error_naming(d, "graph.bin", "garbage graph.bin");
+  }
+  {
+    std::string d = fresh_copy("trunc_weights");
+    std::string s = slurp(d + "/weights.bin");
+    spit(d + "/weights.bin", s.substr(0, s.size() - 100));
+    expect_error_naming(d, "weights.bin", "truncated weights.bin");
+  }
+  {
+    std::string d = fresh_copy("flip_weights");
+    std::string s = slurp(d + "/weights.bin");
+    s[s.size() - 7] ^= 0x01;
+    spit(d + "/weights.bin", s);
+    expect_error_naming(d, "weights.bin", "flipped byte in weights.bin");
+  }
+  {
+    std::string d = fresh_copy("garbage_lib");
+    spit(d + "/libmodel.so", "not an ELF file");
+    expect_error_naming(d, "libmodel.so", "garbage libmodel.so");
+  }
+}
+
+}  // namespace
+}  // namespace tetune
