@@ -6,6 +6,7 @@
 //
 // Configuration (environment, inherited by the harness's child processes):
 //   TETUNE_TUNED_TRIALS=N   trial budget per (bench, threads) (default 64)
+//   TETUNE_TUNED_TRIALS_2048=N  budget of gemm2048 (default TETUNE_TUNED_TRIALS, else 32)
 //   TETUNE_TUNED_REUSE=1    reuse bench/results/tuned/<bench>_t<threads>.db
 //                           from an earlier run (no tuning) when it exists
 //   TETUNE_TUNED_SEED=S     search seed (default 1)
@@ -92,7 +93,10 @@ std::string fmt(const char *f, double v) {
 BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
   ops::OpWorkload w = workload(spec);
   autotune::Task task = autotune::make_task(spec.name, w.outputs, Target{}, threads);
-  const int trials = env_int("TETUNE_TUNED_TRIALS", 64);
+  // Default budgets: 64 trials (gemm2048: 32, its candidates take seconds each).
+  const bool big = spec.kind == BenchKind::kGemm && spec.M >= 2048;
+  const int trials = env_int(big ? "TETUNE_TUNED_TRIALS_2048" : "TETUNE_TUNED_TRIALS",
+                             env_int("TETUNE_TUNED_TRIALS", big ? 32 : 64));
   const std::string key = spec.name + "_t" + std::to_string(threads) + "_n" + std::to_string(trials);
   const std::string rdir = run_dir();
   const std::string run_db = rdir.empty() ? "" : rdir + "/tuned_" + key + ".db";
@@ -128,7 +132,10 @@ BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
     o.measure.repeat = 3;
     o.measure.warmup = 0;  // the checked run warms up
     o.measure.min_repeat_ms = 10;
-    o.measure.timeout_s = spec.kind == BenchKind::kGemm && spec.M >= 2048 ? 15 : 8;
+    const bool big = spec.kind == BenchKind::kGemm && spec.M >= 2048;
+    // 2048^3: one run per repeat (no calibration run), so a slow candidate costs ~3 runs.
+    if (big) o.measure.number = 1;
+    o.measure.timeout_s = big ? 15 : 8;
     auto t0 = std::chrono::steady_clock::now();
     autotune::TuneResult r = autotune::tune(task, o);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -61,7 +61,7 @@ bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
   // (With it unsplit, moving R0 outside the spatial loops of a computed-at
   // update gave wrong results in Halide-JIT code: GEMM 64x48x40 with
   // C.local order k_o, i, j, k_i.)
-  if (t.vec_axis && (l.back() > kMaxVector || l.back() < 2)) return false;
+  if (t.vec_axis && !valid_vector(l.back())) return false;
   return true;
 }
 
@@ -96,7 +96,7 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {
     if (t.vec_axis) {
       std::vector<int64_t> cand;
       for (auto d : divisors(E))
-        if (d >= 2 && d <= kMaxVector) cand.push_back(d);
+        if (valid_vector(d)) cand.push_back(d);
       if (cand.empty()) return sample_nondiv(t, rng);  // a prime > 16 (29, 37)
       lv[n - 1] = pick(cand, rng);
       rest /= lv[n - 1];
@@ -267,6 +267,8 @@ static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
   if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
   std::vector<std::string> r1n;
   append(r1n, r1);
+  for (const auto &x : s3)
+    if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, S, r1n, in.param(S + ".max_unroll", 16));
   Placed &pl = in.placed[S];
   pl.compute_name = S;
@@ -326,8 +328,12 @@ void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisT
   append(order, s3);
   in.sch.reorder(I, order);
   if (!vec.empty()) maybe_vectorize(in.sch, I, vec);
+  // Unrolled from the innermost outwards: the register block (S3 loops but
+  // the vector one), then R1, while the product of extents <= max_unroll.
   std::vector<std::string> r1n;
   append(r1n, r1);
+  for (const auto &x : s3)
+    if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, I, r1n, max_unroll);
   Placed &pl = in.placed[I];
   pl.compute_name = I;

@@ -130,6 +130,9 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
 constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
+/** Innermost level of the vector axis: 2..16 lanes, or 2..4 whole AVX-512 vectors (32, 48, 64) that the
+ *  register block holds side by side (Halide splits a 32-wide vector into two native ones). */
+inline bool valid_vector(int64_t v) { return v >= 2 && (v <= kMaxVector || (v % kMaxVector == 0 && v <= 4 * kMaxVector)); }
 
 // ---- instantiation ----------------------------------------------------------------
 
