@@ -1,0 +1,378 @@
+// Whole-model benchmark: tetune (AOT export + compiler-free runtime) against
+// onnxruntime-node on the PaddleOCR det / rec / cls models, side by side.
+//
+//   bazel run //bench:models                                  # det, rec, cls at 1 and 2 threads
+//   bazel run //bench:models -- --models cls,rec --threads 1 --db tune.db
+//
+// Each model is exported once (`tetune compile` in process, relay::export_model)
+// into a cache dir (--cache, default /tmp/tetune_bench_models; reused while the
+// .onnx, the shape and the db are unchanged). "tetune-untuned" uses the default
+// schedules; "tetune-tuned" (only with --db / $TETUNE_DB) the best records of
+// the tuning log (relay::use_tuned_schedules, threads-specific export). Every
+// measurement runs in its own child process with HL_NUM_THREADS / OMP_NUM_THREADS
+// set: tetune rows re-exec this binary (--child: rt::Model, set_num_threads,
+// warm-up, median of --repeat runs), onnxruntime rows run
+// `node tools/reference/time_model.js` (median_ms, overhead_ms = cost of an
+// Identity model run, reported). Inputs: make_input.js seed-7 data (bit-identical
+// .npy written once). Prints a table, appends JSON lines to
+// bench/results/models.jsonl (--out PATH, --no-jsonl).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "relay_import/export/export.h"
+#include "relay_import/onnx_importer.h"
+#include "relay_import/tuned_schedules.h"
+#include "runtime/io.h"
+#include "runtime/model.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace {
+
+double now_ms() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+bool exists(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+long long mtime(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 ? static_cast<long long>(st.st_mtime) : 0;
+}
+
+std::vector<std::string> split(const std::string &s, char c) {
+  std::vector<std::string> r;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, c))
+    if (!t.empty()) r.push_back(t);
+  return r;
+}
+
+std::string run_capture(const std::string &cmd, int *status) {
+  FILE *p = ::popen(cmd.c_str(), "r");
+  if (!p) throw Error("cannot run: " + cmd);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = ::pclose(p);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return out;
+}
+
+/** Value of "key": number in a flat JSON object (NaN when absent). */
+double json_num(const std::string &js, const std::string &key) {
+  size_t p = js.find("\"" + key + "\"");
+  if (p == std::string::npos) return std::nan("");
+  p = js.find(':', p);
+  return std::strtod(js.c_str() + p + 1, nullptr);
+}
+
+std::string last_json_line(const std::string &out) {
+  std::string best;
+  for (const auto &l : split(out, '\n'))
+    if (!l.empty() && l[0] == '{') best = l;
+  return best;
+}
+
+// ---- child: one tetune measurement ----
+int child_main(const std::string &dir, int threads, int repeat) {
+  auto m = rt::Model::load(dir);
+  m->set_num_threads(threads);
+  NDArray x = rt::make_input(m->input_shape(0), 7);
+  auto y = m->run({x});  // warm-up
+  double first = 0;
+  {
+    double a = now_ms();
+    y = m->run({x});
+    first = now_ms() - a;
+  }
+  (void)first;
+  std::vector<double> ms;
+  for (int i = 0; i < repeat; i++) {
+    double a = now_ms();
+    y = m->run({x});
+    ms.push_back(now_ms() - a);
+  }
+  std::sort(ms.begin(), ms.end());
+  double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  double mx = 0;
+  for (int64_t i = 0; i < y[0].size(); i++) mx = std::max(mx, std::fabs(y[0].get(i)));
+  std::printf("{\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,\"repeats\":%d,\"out_absmax\":%.6g}\n", med, ms.front(), ms.back(),
+              repeat, mx);
+  return 0;
+}
+
+struct ModelSpec {
+  std::string key, file, shape;
+  int repeat;
+};
+
+struct Row {
+  std::string model, shape, impl;
+  int threads = 1;
+  double median_ms = std::nan(""), min_ms = std::nan(""), overhead_ms = std::nan("");
+  int repeats = 0;
+  int tuned = -1, untuned = -1;
+  std::string note, error;
+  double ratio = std::nan("");
+};
+
+std::string fmt(double v, const char *f = "%.3f") {
+  if (std::isnan(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string json_str(const std::string &s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (c == '\n') { r += "\\n"; continue; }
+    r += c;
+  }
+  return r + "\"";
+}
+
+int parent_main(int argc, char **argv) {
+  std::string models_arg = "det,rec,cls", threads_arg = "1,2", db, cache = "/tmp/tetune_bench_models", out, repeat_arg;
+  bool no_jsonl = false, no_ort = false;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error("missing value for " + a);
+      return argv[++i];
+    };
+    if (a == "--models") models_arg = val();
+    else if (a == "--threads") threads_arg = val();
+    else if (a == "--db") db = val();
+    else if (a == "--cache") cache = val();
+    else if (a == "--out") out = val();
+    else if (a == "--repeat") repeat_arg = val();
+    else if (a == "--no-jsonl") no_jsonl = true;
+    else if (a == "--no-ort") no_ort = true;
+    else if (a == "--help" || a == "-h") {
+      std::printf(
+          "bench/models: tetune vs onnxruntime on the PaddleOCR models\n"
+          "  --models det,rec,cls   --threads 1,2   --db PATH (or $TETUNE_DB: adds tetune-tuned rows)\n"
+          "  --repeat N (default det 20, rec 50, cls 100)   --cache DIR (exports, default /tmp/tetune_bench_models)\n"
+          "  --out PATH (default bench/results/models.jsonl)   --no-jsonl   --no-ort\n");
+      return 0;
+    } else throw Error("unknown option " + a + " (--help)");
+  }
+  if (db.empty() && std::getenv("TETUNE_DB")) db = std::getenv("TETUNE_DB");
+  std::string root = std::getenv("BUILD_WORKSPACE_DIRECTORY") ? std::getenv("BUILD_WORKSPACE_DIRECTORY") : ".";
+  if (out.empty()) out = root + "/bench/results/models.jsonl";
+  std::vector<ModelSpec> all = {{"det", "ch_PP-OCRv4_det_infer.onnx", "1,3,640,640", 20},
+                                {"rec", "ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320", 50},
+                                {"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192", 100}};
+  std::vector<int> threads;
+  for (auto &t : split(threads_arg, ',')) threads.push_back(std::atoi(t.c_str()));
+  std::string self = "/proc/self/exe";
+  {
+    char buf[4096];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) self = std::string(buf, n);
+  }
+  std::string ref = root + "/tools/reference";
+  bool have_ort = !no_ort && exists(ref + "/node_modules/onnxruntime-node");
+  if (!have_ort && !no_ort) std::printf("note: %s/node_modules missing (tools/setup.sh): no onnxruntime rows\n", ref.c_str());
+  if (db.empty()) std::printf("note: no --db / TETUNE_DB: only tetune-untuned (default schedules) rows\n");
+  else if (!exists(db)) throw Error("--db " + db + ": no such file");
+  ::mkdir(cache.c_str(), 0755);
+  char stamp[32];
+  std::time_t tt = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", std::localtime(&tt));
+  double t_start = now_ms();
+
+  std::vector<Row> rows;
+  for (const auto &name : split(models_arg, ',')) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const ModelSpec &s) { return s.key == name; });
+    if (it == all.end()) throw Error("unknown model '" + name + "' (det, rec, cls)");
+    ModelSpec ms = *it;
+    if (!repeat_arg.empty()) ms.repeat = std::atoi(repeat_arg.c_str());
+    std::string onnx = root + "/models/ppocr/" + ms.file;
+    if (!exists(onnx)) throw Error(onnx + " missing (tools/fetch_models.sh)");
+    std::string shape_x = ms.shape;
+    std::replace(shape_x.begin(), shape_x.end(), ',', 'x');
+    // input file (make_input.js seed 7, bit-identical)
+    std::string in_npy = cache + "/" + ms.key + "_" + shape_x + "_in.npy";
+    Shape shp;
+    for (auto &d : split(ms.shape, ',')) shp.push_back(std::atoll(d.c_str()));
+    if (!exists(in_npy)) rt::write_npy_file(in_npy, rt::make_input(shp, 7));
+
+    // exports (cached)
+    struct Variant {
+      std::string impl, dir;
+      int threads;  // 0 = any
+      int tuned = -1, untuned = -1;
+    };
+    std::vector<Variant> variants;
+    auto export_dir = [&](const std::string &tag, int thr) {
+      std::string d = cache + "/" + ms.key + "_" + shape_x + "_" + tag;
+      std::string stampf = d + "/bench_stamp.txt";
+      std::string want = onnx + " " + std::to_string(mtime(onnx)) + " " + ms.shape + " " + (tag == "untuned" ? "" : db + " " + std::to_string(mtime(db))) +
+                         " " + relay::kTetuneVersion + " " + std::to_string(mtime(self));
+      std::string have;
+      {
+        std::ifstream f(stampf);
+        std::getline(f, have);
+      }
+      Variant v{"tetune-" + std::string(tag.rfind("tuned", 0) == 0 ? "tuned" : "untuned"), d, thr};
+      if (have == want && exists(d + "/libmodel.so") && exists(d + "/graph.bin")) {
+        std::ifstream mf(d + "/manifest.json");
+        std::stringstream ss;
+        ss << mf.rdbuf();
+        v.tuned = static_cast<int>(json_num(ss.str(), "tuned_tasks"));
+        v.untuned = static_cast<int>(json_num(ss.str(), "untuned_tasks"));
+        std::printf("[%s] reusing export %s\n", ms.key.c_str(), d.c_str());
+        return v;
+      }
+      double a = now_ms();
+      relay::ImportOptions io;
+      io.input_shapes = relay::parse_input_shapes("x=" + ms.shape);
+      relay::ExportOptions eo;
+      eo.model_path = onnx;
+      relay::TunedLookupStats st;
+      if (tag != "untuned") {
+        eo.compile.threads = thr;
+        relay::TunedLookupOptions lo;
+        lo.print_notes = false;
+        relay::use_tuned_schedules(eo.compile, db, &st, lo);
+        eo.tuning_db = db;
+      }
+      relay::ExportResult r = relay::export_model(relay::import_onnx(onnx, io), d, eo);
+      v.tuned = r.tuned_tasks;
+      v.untuned = r.untuned_tasks;
+      std::ofstream(stampf) << want << "\n";
+      std::printf("[%s] exported %s: %d kernels (%d tuned, %d untuned) in %.1f s\n", ms.key.c_str(), d.c_str(), r.tasks,
+                  r.tuned_tasks, r.untuned_tasks, (now_ms() - a) / 1e3);
+      return v;
+    };
+    try {
+      variants.push_back(export_dir("untuned", 0));
+      if (!db.empty())
+        for (int t : threads) variants.push_back(export_dir("tuned_t" + std::to_string(t), t));
+    } catch (const Error &e) {
+      Row r;
+      r.model = ms.key, r.shape = shape_x, r.impl = "tetune", r.error = std::string("export failed: ") + e.what();
+      rows.push_back(r);
+      std::printf("[%s] export failed: %s\n", ms.key.c_str(), e.what());
+      continue;
+    }
+
+    for (int t : threads) {
+      std::string env = "HL_NUM_THREADS=" + std::to_string(t) + " OMP_NUM_THREADS=" + std::to_string(t) + " ";
+      Row ort;
+      if (have_ort) {
+        ort.model = ms.key, ort.shape = shape_x, ort.impl = "onnxruntime", ort.threads = t;
+        std::string cmd = env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input x='" + in_npy + "' --threads " +
+                          std::to_string(t) + " --repeat " + std::to_string(ms.repeat) + " --warmup 5 2>&1";
+        int st = 0;
+        std::string o = run_capture(cmd, &st);
+        std::string js = last_json_line(o);
+        if (st != 0 || js.empty()) ort.error = "time_model.js failed: " + o.substr(0, 300);
+        else {
+          ort.median_ms = json_num(js, "median_ms");
+          ort.min_ms = json_num(js, "min_ms");
+          ort.overhead_ms = json_num(js, "overhead_ms");
+          ort.repeats = ms.repeat;
+          ort.note = "onnxruntime-node 1.30.0 CPU EP, time_model.js; io_overhead_ms " + fmt(json_num(js, "io_overhead_ms"));
+        }
+      }
+      for (const auto &v : variants) {
+        if (v.threads != 0 && v.threads != t) continue;
+        Row r;
+        r.model = ms.key, r.shape = shape_x, r.impl = v.impl, r.threads = t, r.tuned = v.tuned, r.untuned = v.untuned;
+        std::string cmd = env + "'" + self + "' --child '" + v.dir + "' " + std::to_string(t) + " " + std::to_string(ms.repeat) + " 2>&1";
+        int st = 0;
+        std::string o = run_capture(cmd, &st);
+        std::string js = last_json_line(o);
+        if (st != 0 || js.empty()) r.error = "child failed: " + o.substr(0, 300);
+        else {
+          r.median_ms = json_num(js, "median_ms");
+          r.min_ms = json_num(js, "min_ms");
+          r.repeats = ms.repeat;
+          r.note = "AOT libmodel.so via runtime/ (" + std::to_string(v.tuned) + " tuned / " + std::to_string(v.untuned) +
+                   " untuned tasks); out absmax " + fmt(json_num(js, "out_absmax"), "%.4g");
+        }
+        if (!std::isnan(ort.median_ms) && !std::isnan(r.median_ms)) r.ratio = r.median_ms / ort.median_ms;
+        rows.push_back(r);
+        std::printf("[%s] %dT %-15s %s ms\n", ms.key.c_str(), t, r.impl.c_str(), r.error.empty() ? fmt(r.median_ms).c_str() : r.error.c_str());
+      }
+      if (have_ort) {
+        rows.push_back(ort);
+        std::printf("[%s] %dT %-15s %s ms\n", ms.key.c_str(), t, "onnxruntime", ort.error.empty() ? fmt(ort.median_ms).c_str() : ort.error.c_str());
+      }
+    }
+  }
+
+  std::printf("\n%-5s %-12s %-16s %3s %11s %9s %12s %12s %s\n", "model", "shape", "impl", "thr", "median_ms", "min_ms",
+              "tetune/ort", "ort_ovh_ms", "tasks tuned/untuned");
+  for (const auto &r : rows) {
+    std::string tasks = r.tuned >= 0 ? std::to_string(r.tuned) + "/" + std::to_string(r.untuned) : "";
+    if (!r.error.empty()) {
+      std::printf("%-5s %-12s %-16s %3d ERROR %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads, r.error.c_str());
+      continue;
+    }
+    std::printf("%-5s %-12s %-16s %3d %11s %9s %12s %12s %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads,
+                fmt(r.median_ms).c_str(), fmt(r.min_ms).c_str(), std::isnan(r.ratio) ? "" : fmt(r.ratio, "%.2fx").c_str(),
+                std::isnan(r.overhead_ms) ? "" : fmt(r.overhead_ms).c_str(), tasks.c_str());
+  }
+  double la[3] = {0, 0, 0};
+  {
+    std::ifstream f("/proc/loadavg");
+    f >> la[0] >> la[1] >> la[2];
+  }
+  std::printf("total %.0f s; load average at end %.2f %.2f %.2f (2 shared cores: 2-thread rows are noisy under load)\n",
+              (now_ms() - t_start) / 1e3, la[0], la[1], la[2]);
+  if (!no_jsonl) {
+    std::ofstream f(out, std::ios::app);
+    if (!f) throw Error("cannot append to " + out);
+    for (const auto &r : rows) {
+      f << "{\"bench\":\"model_" << r.model << "\",\"model\":" << json_str(r.model) << ",\"shape\":" << json_str(r.shape)
+        << ",\"impl\":" << json_str(r.impl) << ",\"threads\":" << r.threads << ",\"median_ms\":" << fmt(r.median_ms, "%.4f")
+        << ",\"min_ms\":" << fmt(r.min_ms, "%.4f") << ",\"repeats\":" << r.repeats << ",\"ratio_vs_onnxruntime\":" << fmt(r.ratio, "%.4f");
+      if (r.impl == "onnxruntime") f << ",\"overhead_ms\":" << fmt(r.overhead_ms, "%.4f");
+      if (r.tuned >= 0) f << ",\"tuned_tasks\":" << r.tuned << ",\"untuned_tasks\":" << r.untuned;
+      if (!r.error.empty()) f << ",\"error\":" << json_str(r.error);
+      f << ",\"note\":" << json_str(r.note) << ",\"run\":\"" << stamp << "\"}\n";
+    }
+    std::printf("appended %zu rows to %s\n", rows.size(), out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tetune
+
+int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  try {
+    if (argc >= 2 && std::string(argv[1]) == "--child") {
+      if (argc < 5) return 2;
+      return tetune::child_main(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+    }
+    return tetune::parent_main(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench/models: error: %s\n", e.what());
+    return 1;
+  }
+}
