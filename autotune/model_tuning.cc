@@ -141,6 +141,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   SchedulerOptions so = opt.scheduler;
   so.batch = opt.batch;
   so.total_trials = opt.total_trials;
+  so.warmup_trials = opt.warmup_trials >= 0 ? opt.warmup_trials : (opt.measure_baseline ? 1 : opt.batch);
   so.seed = opt.seed;
   TaskScheduler sched(infos, so);
 

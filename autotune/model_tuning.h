@@ -76,6 +76,8 @@ struct ModelTuneOptions {
   int total_trials = 0;          // budget over all tasks (stored records count); 0 = none
   double time_budget_s = 0;      // 0 = none (at least one of the two is required)
   int batch = 16;                // trials per scheduler step
+  int warmup_trials = -1;        // warm-up records per task; -1: 1 with measure_baseline (the baseline is
+                                 // the warm-up), else batch
   std::string policy = "evolutionary";
   std::string cost_model = "xgb";
   std::string space;             // "" = default ("ansor")

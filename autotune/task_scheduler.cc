@@ -28,7 +28,8 @@ void TaskScheduler::set_initial(int i, int trials, double best_ms) {
 }
 
 int TaskScheduler::warm_target(int i) const {
-  return tasks_[i].max_trials >= 0 ? std::min(opt_.batch, tasks_[i].max_trials) : opt_.batch;
+  int w = opt_.warmup_trials > 0 ? opt_.warmup_trials : opt_.batch;
+  return tasks_[i].max_trials >= 0 ? std::min(w, tasks_[i].max_trials) : w;
 }
 
 int TaskScheduler::cap_left(int i) const {

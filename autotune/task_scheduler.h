@@ -4,8 +4,10 @@
 // Objective: f = sum_i w_i * g_i, with g_i the best latency (ms) of task i and
 // w_i its number of occurrences in the model.
 //
-// Warm-up: round robin, every task is first topped up to one batch of records
-// (min(batch, its cap); stored records count).
+// Warm-up: round robin, every task is first topped up to warmup_trials records
+// (default one batch; min with its cap; stored records count). With a measured
+// default-schedule baseline a warm-up of 1 is enough to know every g_i (the
+// paper's warm-up only serves that purpose), which model_tuning uses.
 // Then each step picks argmin_i of the estimated gradient df/dt_i (the most
 // negative = the largest expected drop of f per unit of tuning; t_i counted in
 // rounds = trials / batch):
@@ -52,6 +54,7 @@ struct SchedTaskInfo {
 
 struct SchedulerOptions {
   int batch = 16;               // trials per step
+  int warmup_trials = 0;        // records each task is topped up to in the warm-up; <= 0: batch
   int total_trials = 0;         // budget over all tasks (records already stored count); <= 0: none
   double alpha = 0.2;
   double beta = 2.0;

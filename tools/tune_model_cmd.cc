@@ -84,7 +84,7 @@ void add_tune_model_command(CLI::App &app) {
   struct Args {
     std::string model, db, policy = "evolutionary", cost_model = "xgb", space, time_budget;
     std::vector<std::string> shapes;
-    int trials = 0, threads = 2, batch = 16, small_trials = 2;
+    int trials = 0, threads = 2, batch = 16, small_trials = 2, warmup = -1;
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
     bool no_baseline = false;
@@ -101,6 +101,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_option("--space", a->space, "search space (default: ansor)");
   cmd->add_option("--batch", a->batch, "trials per scheduler step (and per warm-up)");
   cmd->add_option("--seed", a->seed, "random seed");
+  cmd->add_option("--warmup-trials", a->warmup, "warm-up records per task (default: 1 = the default-schedule baseline; --batch with --no-baseline)");
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
   cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials");
   cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)");
@@ -125,6 +126,7 @@ void add_tune_model_command(CLI::App &app) {
     o.small_task_flops = a->small_flops;
     o.small_task_trials = a->small_trials;
     o.measure_baseline = !a->no_baseline;
+    o.warmup_trials = a->warmup;
     o.stop = autotune::install_sigint_stop();
     int small = 0;
     double gflop = 0;
