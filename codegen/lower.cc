@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <set>
 
 #include "te/errors.h"
@@ -231,16 +232,27 @@ class Lowerer {
       }
       return;
     }
+    if (st.kind == StageInfo::Compute && !st.rfactor.partial.empty()) {
+      define_factored(st, f, args, dt);
+      return;
+    }
     const TensorNode *t = st.tensor.operator->();
     ExprLowering lw;
     lw.access = [&](const TensorNode *tn, const std::vector<HExpr> &idx) { return access(st, tn, idx); };
-    for (size_t i = 0; i < t->axes.size(); i++) lw.vars[t->axes[i].var.get()] = Halide::Var(sanitize(st.spatial_axes[i]));
+    // A ".rf" stage has the factored axis as its outermost spatial axis, before the tensor's own.
+    size_t off = st.rfactor.of.empty() ? 0 : 1;
+    for (size_t i = 0; i < t->axes.size(); i++) lw.vars[t->axes[i].var.get()] = Halide::Var(sanitize(st.spatial_axes[i + off]));
     Halide::Type store = halide_type(dt);
     if (t->body->kind != ExprKind::Reduce) {
       f(args) = Halide::cast(store, lw(t->body));
       return;
     }
     const Expr &red = t->body;
+    ReduceOp op = static_cast<ReduceOp>(red->op);
+    if (!st.rfactor.of.empty()) {
+      define_partial(st, f, args, dt, lw);
+      return;
+    }
     Halide::Region region;
     for (const auto &r : red->reduce_axes) region.push_back(Halide::Range(0, static_cast<int>(r.extent)));
     Halide::RDom rdom(region, sanitize(st.name) + "_r");
@@ -250,19 +262,84 @@ class Lowerer {
       am.halide_name[r.var.name()] = rdom[static_cast<int>(i)].name();
       am.reduce.insert(r.var.name());
     }
-    // Reduce in the compute type; round to the stored type on every update
-    // only when they differ (float16 / bfloat16 accumulate in float32 via cast).
-    HExpr src = lw(red->args[0]);
-    f(args) = Halide::cast(store, lw(reduce_identity(static_cast<ReduceOp>(red->op), dt)));
+    reduce_into(f, args, op, dt, lw(red->args[0]));
+  }
+
+  // f(args) = identity; f(args) = combine(f(args), src). Reduce in the compute type; round to the
+  // stored type on every update only when they differ (float16 / bfloat16 accumulate in float32 via cast).
+  static void reduce_into(Halide::Func f, const std::vector<HExpr> &args, ReduceOp op, DType dt, HExpr src) {
+    Halide::Type store = halide_type(dt);
+    ExprLowering lw;
+    f(args) = Halide::cast(store, lw(reduce_identity(op, dt)));
     HExpr cur = Halide::cast(src.type(), f(args));
     HExpr next;
-    switch (static_cast<ReduceOp>(red->op)) {
+    switch (op) {
       case ReduceOp::Sum: next = cur + src; break;
       case ReduceOp::Prod: next = cur * src; break;
       case ReduceOp::Max: next = Halide::max(cur, src); break;
       case ReduceOp::Min: next = Halide::min(cur, src); break;
     }
     f(args) = Halide::cast(store, next);
+  }
+
+  // A ".rf" stage: partial(u, spatial...) reduces the body over the remaining reduce axes and the
+  // complementary part of the split, with the original reduce variable = outer * factor + inner.
+  void define_partial(const StageInfo &st, Halide::Func f, const std::vector<HExpr> &args, DType dt, ExprLowering &lw) {
+    AxisMap &am = axes_[st.name];
+    const RFactorInfo &rf = st.rfactor;
+    const Expr &red = st.tensor->body;
+    Halide::Var u(sanitize(rf.axis));
+    std::map<std::string, HExpr> rvars;
+    Halide::Region region;
+    for (const auto &r : st.reduce_axes) region.push_back(Halide::Range(0, static_cast<int>(r.extent)));
+    std::unique_ptr<Halide::RDom> rdom;
+    if (!region.empty()) {
+      rdom = std::make_unique<Halide::RDom>(region, sanitize(st.name) + "_r");
+      for (size_t i = 0; i < st.reduce_axes.size(); i++) {
+        const std::string &n = st.reduce_axes[i].var.name();
+        rvars[n] = (*rdom)[static_cast<int>(i)];
+        am.halide_name[n] = (*rdom)[static_cast<int>(i)].name();
+        am.reduce.insert(n);
+      }
+    }
+    HExpr k = u;
+    if (!rf.other.empty()) {
+      HExpr outer = rf.axis_is_outer ? HExpr(u) : rvars.at(rf.other);
+      HExpr inner = rf.axis_is_outer ? rvars.at(rf.other) : HExpr(u);
+      k = outer * static_cast<int>(rf.factor) + inner;
+      int64_t outer_extent = st.shape[0];  // the factored axis' extent
+      if (!rf.axis_is_outer)
+        for (const auto &r : st.reduce_axes)
+          if (r.var.name() == rf.other) outer_extent = r.extent;
+      if (outer_extent * rf.factor != rf.extent) {
+        // The split overshoots: skip the tail, and keep the index in bounds for bounds inference.
+        rdom->where(k < static_cast<int>(rf.extent));
+        k = Halide::min(k, static_cast<int>(rf.extent - 1));
+      }
+    }
+    for (const auto &r : red->reduce_axes) lw.vars[r.var.get()] = r.var.name() == rf.orig ? k : rvars.at(r.var.name());
+    HExpr src = lw(red->args[0]);
+    if (!rdom) {
+      // Nothing left to reduce: one term per partial result.
+      f(args) = Halide::cast(halide_type(dt), src);
+      return;
+    }
+    reduce_into(f, args, static_cast<ReduceOp>(red->op), dt, src);
+  }
+
+  // A factored stage: combines the partial results over the factored axis.
+  void define_factored(const StageInfo &st, Halide::Func f, const std::vector<HExpr> &args, DType dt) {
+    AxisMap &am = axes_[st.name];
+    const RFactorInfo &rf = st.rfactor;
+    auto r = st.redirects.find(rf.partial);
+    Halide::Func partial = funcs_.at(r != st.redirects.end() ? r->second : rf.partial);
+    Halide::RDom rdom({Halide::Range(0, static_cast<int>(st.reduce_axes.at(0).extent))}, sanitize(st.name) + "_r");
+    am.halide_name[rf.axis] = rdom.x.name();
+    am.reduce.insert(rf.axis);
+    std::vector<HExpr> pargs = args;
+    pargs.push_back(rdom.x);  // the factored axis is the partial stage's outermost
+    HExpr src = Halide::cast(compute_type(dt), partial(pargs));
+    reduce_into(f, args, static_cast<ReduceOp>(st.tensor->body->op), dt, src);
   }
 
   // Replays the stage's loop transformations on one definition.

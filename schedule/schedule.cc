@@ -149,6 +149,7 @@ void Schedule::apply(const Step &step) {
     }
   } else if (k == "cache_read") apply_cache_read(step);
   else if (k == "cache_write") apply_cache_write(step);
+  else if (k == "rfactor") apply_rfactor(step);
   else fail(step, "unknown step kind '" + k + "'");
   trace_.push_back(step);
 }
@@ -410,6 +411,7 @@ void Schedule::apply_cache_write(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
   if (!st.relations.empty()) fail(s, "cache_write must come before splits/fuses of stage '" + st.name + "'");
+  if (!st.rfactor.partial.empty()) fail(s, "cache_write must come before rfactor of stage '" + st.name + "'");
   std::string name = st.name + ".local";
   if (has_stage(name)) fail(s, "stage '" + name + "' already exists");
   StageInfo local = st;
@@ -423,12 +425,121 @@ void Schedule::apply_cache_write(const Step &s) {
   copy.source = name;
   copy.reads = {name};
   copy.redirects.clear();
+  copy.rfactor = RFactorInfo{};
   init_loops(copy, st.spatial_axes, st.shape, {});
   size_t pos = 0;
   for (size_t i = 0; i < stages_.size(); i++)
     if (stages_[i].name == st.name) pos = i;
   stages_[pos] = copy;
   stages_.insert(stages_.begin() + pos, local);
+}
+
+// ---- rfactor -------------------------------------------------------------------
+
+void Schedule::apply_rfactor(const Step &s) {
+  if (s.axes.size() != 1) fail(s, "rfactor takes one reduce axis");
+  const std::string &axis = s.axes[0];
+  std::vector<StageInfo> before = stages_;
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
+  if (!st.is_reduction()) fail(s, "stage '" + st.name + "' is not a reduction");
+  if (!st.rfactor.partial.empty()) fail(s, "stage '" + st.name + "' was already factored (into '" + st.rfactor.partial + "')");
+  if (!st.rfactor.of.empty()) fail(s, "stage '" + st.name + "' is itself an rfactor stage (of '" + st.rfactor.of + "')");
+  int idx = st.leaf_index(axis);
+  if (idx < 0) {
+    if (st.all_axes.count(axis)) fail(s, "axis '" + axis + "' of stage '" + st.name + "' was already split or fused");
+    fail(s, "stage '" + st.name + "' has no axis '" + axis + "'");
+  }
+  if (!st.leaves[idx].is_reduce) fail(s, "axis '" + axis + "' of stage '" + st.name + "' is not a reduce axis");
+
+  // The reduce relations: none (axis is an original reduce axis) or one split of an original one.
+  std::set<std::string> originals, reduce_names;
+  for (const auto &r : st.reduce_axes) originals.insert(r.var.name());
+  reduce_names = originals;
+  std::vector<const Relation *> reduce_rels;
+  for (const auto &rel : st.relations) {
+    if (rel.kind == Relation::Split && reduce_names.count(rel.parent)) {
+      reduce_names.insert(rel.outer);
+      reduce_names.insert(rel.inner);
+      reduce_rels.push_back(&rel);
+    } else if (rel.kind == Relation::Fuse && reduce_names.count(rel.outer)) {
+      reduce_names.insert(rel.parent);
+      reduce_rels.push_back(&rel);
+    }
+  }
+  RFactorInfo info;
+  info.axis = axis;
+  if (reduce_rels.empty()) {
+    info.orig = axis;
+  } else {
+    const Relation &rel = *reduce_rels.front();
+    if (reduce_rels.size() > 1 || rel.kind != Relation::Split || !originals.count(rel.parent) ||
+        (rel.outer != axis && rel.inner != axis))
+      fail(s, "axis '" + axis + "' must be an original reduce axis of stage '" + st.name +
+                  "' or a part of one split of one, with no other split or fuse of its reduce axes");
+    info.orig = rel.parent;
+    info.axis_is_outer = rel.outer == axis;
+    info.other = info.axis_is_outer ? rel.inner : rel.outer;
+    info.factor = rel.inner_extent;
+  }
+  for (const auto &r : st.reduce_axes)
+    if (r.var.name() == info.orig) info.extent = r.extent;
+  int64_t u_extent = st.leaves[idx].extent;
+  int64_t other_extent = 0;
+  for (const auto &l : st.leaves) {
+    if (!l.is_reduce || l.name == axis) continue;
+    if (l.name == info.other) other_extent = l.extent;
+    check_not_attach_point(stages_, st, l.name, s);
+  }
+  std::string name = st.name + ".rf";
+  if (has_stage(name)) fail(s, "stage '" + name + "' already exists");
+
+  // The partial stage: fresh loops, axis outermost, then S's spatial axes, then the remaining reductions.
+  StageInfo rf;
+  rf.kind = StageInfo::Compute;
+  rf.name = name;
+  rf.tensor = st.tensor;
+  rf.reads = st.reads;
+  rf.redirects = st.redirects;
+  std::vector<std::string> spatial = {axis};
+  spatial.insert(spatial.end(), st.spatial_axes.begin(), st.spatial_axes.end());
+  Shape shape = {u_extent};
+  shape.insert(shape.end(), st.shape.begin(), st.shape.end());
+  std::vector<IterVar> reduce;
+  for (const auto &r : st.reduce_axes) {
+    if (r.var.name() != info.orig) reduce.push_back(r);
+    else if (!info.other.empty()) reduce.push_back(IterVar{Var(info.other), other_extent, true});
+  }
+  init_loops(rf, spatial, shape, reduce);
+  rf.rfactor = info;
+  rf.rfactor.of = st.name;
+
+  // S: its spatial loops stay; its only reduce loop is axis, over the partial results.
+  std::vector<LeafAxis> leaves;
+  for (const auto &l : st.leaves) {
+    if (l.is_reduce && l.name != axis) continue;
+    leaves.push_back(l);
+    if (l.name == axis) leaves.back().has_tail = false;
+  }
+  st.leaves = leaves;
+  std::vector<Relation> rels;
+  for (const auto &rel : st.relations)
+    if (!reduce_names.count(rel.kind == Relation::Split ? rel.parent : rel.outer)) rels.push_back(rel);
+  st.relations = rels;
+  st.reduce_axes = {IterVar{Var(axis), u_extent, true}};
+  st.reads = {name};
+  st.redirects.clear();
+  st.rfactor = info;
+  st.rfactor.partial = name;
+  size_t pos = 0;
+  for (size_t i = 0; i < stages_.size(); i++)
+    if (stages_[i].name == st.name) pos = i;
+  stages_.insert(stages_.begin() + pos, rf);
+  std::string why = attach_problem();
+  if (!why.empty()) {
+    stages_ = before;
+    fail(s, why);
+  }
 }
 
 // ---- public wrappers -----------------------------------------------------------
@@ -476,6 +587,10 @@ std::string Schedule::cache_read(const std::string &tensor, const std::vector<st
 std::string Schedule::cache_write(const std::string &stage) {
   apply(Step{"cache_write", stage, {}, {}, ""});
   return stage + ".local";
+}
+std::string Schedule::rfactor(const std::string &stage, const std::string &axis) {
+  apply(Step{"rfactor", stage, {axis}, {}, ""});
+  return stage + ".rf";
 }
 void Schedule::bind(const std::string &stage, const std::string &axis, const std::string &tag) {
   apply(Step{"bind", stage, {axis}, {}, tag});

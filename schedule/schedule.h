@@ -75,6 +75,25 @@ struct Relation {
   TailStrategy tail = TailStrategy::Auto;
 };
 
+/**
+ * rfactor bookkeeping. On the ".rf" stage (`of` set): it computes partial
+ * reductions indexed by `axis` (its outermost spatial axis), reducing over the
+ * stage's other reduce axes plus `other`, the complementary part of the split of
+ * `orig` (orig = outer * factor + inner, guarded by orig < extent). On the
+ * factored stage (`partial` set): its only reduce axis is `axis`, over the
+ * partial results of stage `partial`.
+ */
+struct RFactorInfo {
+  std::string partial;  // factored stage: the ".rf" stage it combines
+  std::string of;       // ".rf" stage: the stage it was factored out of
+  std::string axis;     // the factored axis
+  std::string orig;     // the original reduce axis `axis` comes from (== axis when not split)
+  std::string other;    // the complementary part of the split ("" when axis was not split)
+  bool axis_is_outer = true;
+  int64_t factor = 0;   // inner extent of the split (0 when not split)
+  int64_t extent = 0;   // extent of orig
+};
+
 struct StageInfo {
   enum Kind { Compute, Copy } kind = Compute;
   std::string name;
@@ -90,6 +109,7 @@ struct StageInfo {
   Attach attach;
   std::vector<std::string> reads;               // stages / placeholders read
   std::map<std::string, std::string> redirects; // tensor name -> cache stage that replaces it for this stage
+  RFactorInfo rfactor;                          // see RFactorInfo (empty unless rfactor was applied)
 
   bool is_reduction() const { return !reduce_axes.empty(); }
   /** Index of a leaf axis, or -1. */
@@ -138,6 +158,19 @@ class Schedule {
   std::string cache_read(const std::string &tensor, const std::vector<std::string> &readers);
   /** Moves the computation of a stage into a new stage "S.local"; S becomes a copy of it. Must precede other steps on S. */
   std::string cache_write(const std::string &stage);
+  /**
+   * Factors the reduction of `stage` over reduce leaf `axis` (an original reduce
+   * axis, or the outer or inner part of one split of one, with no other split or
+   * fuse of the stage's reduce axes) into a new stage "S.rf", returned: S.rf
+   * computes partial results with `axis` as its outermost spatial axis, reducing
+   * over S's other reduce axes and the complementary part of the split, with
+   * fresh loops (computed at root). S then reduces only over `axis`, combining
+   * the partial results (its other reduce loops are gone; its spatial loops stay).
+   * Like Halide's Func::rfactor and TVM's te rfactor; e.g. parallelise S.rf over
+   * `axis`. Not allowed on a stage already factored or on a ".rf" stage; a
+   * factored stage cannot be cache_written afterwards (cache_write it first).
+   */
+  std::string rfactor(const std::string &stage, const std::string &axis);
   /** Binds a leaf axis to a GPU index: blockIdx.{x,y,z} or threadIdx.{x,y,z}. */
   void bind(const std::string &stage, const std::string &axis, const std::string &tag);
 
@@ -154,6 +187,7 @@ class Schedule {
   void apply_compute_inline(const Step &s);
   void apply_cache_read(const Step &s);
   void apply_cache_write(const Step &s);
+  void apply_rfactor(const Step &s);
   bool consumes(const std::string &consumer, const std::string &producer) const;
   bool inside(const std::string &stage, const std::string &target, const std::string &axis) const;
   /** "" when every computed-at stage's loop encloses all its uses, else why not. */

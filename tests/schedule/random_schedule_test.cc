@@ -1,6 +1,7 @@
 // Property test: random legal schedules of matmul, conv2d (+pad, +bias+relu)
 // and softmax all compute what the plain-loop reference computes; random
-// illegal steps raise ScheduleError and leave the schedule usable.
+// illegal steps raise ScheduleError and leave the schedule usable. Steps
+// include rfactor, after which the partial stage is scheduled at random too.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -28,7 +29,7 @@ Step random_step(const Schedule &s, std::mt19937_64 &rng) {
   for (const auto &l : st.leaves) leaves.push_back(l.name);
   const std::string &axis = pick(leaves, rng);
   int64_t extent = st.leaves[st.leaf_index(axis)].extent;
-  int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+  int kind = std::uniform_int_distribution<int>(0, 10)(rng);
   switch (kind) {
     case 0:
     case 1: {
@@ -54,6 +55,13 @@ Step random_step(const Schedule &s, std::mt19937_64 &rng) {
       return Step{"compute_at", st.name, {pick(std::vector<LeafAxis>(tg.leaves), rng).name}, {}, tg.name};
     }
     case 8: return Step{"compute_inline", st.name, {}, {}, ""};
+    case 10: {
+      // Mostly a reduce leaf (legal when the stage's reduce axes are at most split once).
+      std::vector<std::string> reduce;
+      for (const auto &l : st.leaves)
+        if (l.is_reduce) reduce.push_back(l.name);
+      return Step{"rfactor", st.name, {reduce.empty() || rng() % 5 == 0 ? axis : pick(reduce, rng)}, {}, ""};
+    }
     default: return Step{"compute_root", st.name, {}, {}, ""};
   }
 }
@@ -75,7 +83,7 @@ Schedule random_schedule(const std::vector<Tensor> &outs, std::mt19937_64 &rng, 
 
 void check_random_schedules(const RefCase &c, int count, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  int rejected = 0, built = 0;
+  int rejected = 0, built = 0, factored = 0;
   std::vector<Tensor> outs = {c.output};
   for (int trial = 0; trial < count; trial++) {
     Schedule s = random_schedule(outs, rng, &rejected);
@@ -94,11 +102,13 @@ void check_random_schedules(const RefCase &c, int count, uint64_t seed) {
     ASSERT_TRUE(all_close(got[0], c.expected, 1e-4, 1e-5, &where)) << c.name << " trial " << trial << ": " << where << "\n"
                                                                      << trace;
     built++;
+    for (const auto &st : s.trace()) factored += st.kind == "rfactor";
   }
-  std::printf("%s: %d random schedules correct, %d illegal steps rejected with ScheduleError\n", c.name.c_str(), built,
-              rejected);
+  std::printf("%s: %d random schedules correct (%d rfactor steps), %d illegal steps rejected with ScheduleError\n",
+              c.name.c_str(), built, factored, rejected);
   EXPECT_EQ(built, count);
   EXPECT_GT(rejected, 0);
+  EXPECT_GT(factored, 0);
 }
 
 TEST(RandomSchedules, Matmul) { check_random_schedules(testing::gemm_case(23, 34, 19), 200, 1); }
