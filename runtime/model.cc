@@ -57,6 +57,15 @@ DType te_dtype(const PlanValue &v) {
   return t;
 }
 
+// Halide's default error handler prints and abort()s; the runtime records the
+// message instead so that a failing kernel raises RuntimeError.
+thread_local std::string g_halide_error;
+void record_halide_error(void *, const char *msg) {
+  if (!g_halide_error.empty()) g_halide_error += "; ";
+  g_halide_error += msg ? msg : "(no message)";
+  while (!g_halide_error.empty() && (g_halide_error.back() == '\n')) g_halide_error.pop_back();
+}
+
 }  // namespace
 
 struct Model::Impl {
@@ -134,7 +143,15 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
     im.set_threads = reinterpret_cast<int (*)(int)>(dlsym(im.dl, "halide_set_num_threads"));
     im.copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_copy_to_host"));
     im.device_free = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_device_free"));
+    using ErrorHandler = void (*)(void *, const char *);
+    auto set_handler = reinterpret_cast<ErrorHandler (*)(ErrorHandler)>(dlsym(im.dl, "halide_set_error_handler"));
+    if (set_handler) set_handler(record_halide_error);
     im.gpu = p.target == "cuda" || p.halide_target.find("cuda") != std::string::npos;
+    if (im.gpu) {
+      void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (!cuda) throw RuntimeError(lpath + ": exported for CUDA (" + p.halide_target + ") but the CUDA driver libcuda.so.1 cannot be loaded");
+      dlclose(cuda);
+    }
     std::vector<int (*)(void **)> fns(p.kernels.size());
     for (size_t k = 0; k < p.kernels.size(); k++) {
       auto it = by_name.find(p.kernels[k].name);
@@ -251,9 +268,11 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
       c.bufs[a].device = 0;
       c.bufs[a].device_interface = nullptr;
     }
+    g_halide_error.clear();
     int rc = c.fn(c.argv.data());
     if (rc != 0)
-      throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") failed with Halide error " + std::to_string(rc));
+      throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") in " + dir_ + "/libmodel.so failed with Halide error " +
+                         std::to_string(rc) + (g_halide_error.empty() ? std::string() : ": " + g_halide_error));
     if (im.gpu) {
       for (size_t a = 0; a < c.bufs.size(); a++) {
         halide_buffer_t &b = c.bufs[a];

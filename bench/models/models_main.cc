@@ -229,7 +229,7 @@ int parent_main(int argc, char **argv) {
       std::string d = cache + "/" + ms.key + "_" + shape_x + "_" + tag;
       std::string stampf = d + "/bench_stamp.txt";
       std::string want = onnx + " " + std::to_string(mtime(onnx)) + " " + ms.shape + " " + (tag == "untuned" ? "" : db + " " + std::to_string(mtime(db))) +
-                         " " + relay::kTetuneVersion + " " + std::to_string(mtime(self));
+                         " " + relay::kTetuneVersion + " plan v" + std::to_string(rt::kPlanVersion);
       std::string have;
       {
         std::ifstream f(stampf);
