@@ -25,7 +25,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage: ocr --model REC.onnx --dict KEYS.txt --image LINE.png [--width 320] [--grow-width]\n"
-               "           [--backend tetune|ort] [--ort-script tools/reference/run_reference.js] [--threads N]\n"
+               "           [--backend tetune|ort | --compiled OUT/ (from tetune compile)] [--ort-script tools/reference/run_reference.js] [--threads N]\n"
                "           [--no-space-char] [--dump-input X.npy] [--dump-output Y.npy] [-v]\n");
   return 2;
 }
@@ -37,7 +37,7 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 int main(int argc, char **argv) {
   using namespace tetune;
   std::string model, dict_path, image, backend = "tetune", script = "tools/reference/run_reference.js";
-  std::string dump_in, dump_out;
+  std::string dump_in, dump_out, compiled;
   ocr::PreprocessOptions po;
   int threads = 0;
   bool verbose = false, space = true;
@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
       else if (a == "--width") po.width = std::stoi(value());
       else if (a == "--grow-width") po.grow_width = true;
       else if (a == "--backend") backend = value();
+      else if (a == "--compiled") compiled = value(), backend = "compiled";
       else if (a == "--ort-script") script = value();
       else if (a == "--threads") threads = std::stoi(value());
       else if (a == "--no-space-char") space = false;
@@ -63,9 +64,10 @@ int main(int argc, char **argv) {
       else if (a == "-h" || a == "--help") return usage(), 0;
       else { std::fprintf(stderr, "ocr: unknown argument %s\n", a.c_str()); return usage(); }
     }
-    if (model.empty() || dict_path.empty() || image.empty()) return usage();
+    if ((model.empty() && compiled.empty()) || dict_path.empty() || image.empty()) return usage();
     if (po.width <= 0 || po.width % 8 != 0) throw Error("--width " + std::to_string(po.width) + ": must be a positive multiple of 8");
-    if (backend != "tetune" && backend != "ort") throw Error("--backend " + backend + ": expected tetune or ort");
+    if (backend != "tetune" && backend != "ort" && backend != "compiled")
+      throw Error("--backend " + backend + ": expected tetune, ort or compiled (with --compiled DIR)");
 
     ocr::CharDict dict = ocr::load_dict(dict_path, space);
     ocr::Image img = ocr::load_image(image);
@@ -73,8 +75,9 @@ int main(int argc, char **argv) {
     if (!dump_in.empty()) relay::write_npy(dump_in, x);
     double t0 = now_s();
     std::unique_ptr<ocr::RecognitionModel> m =
-        backend == "tetune" ? ocr::make_tetune_model(model, static_cast<int>(x.shape()[3]), threads)
-                            : ocr::make_ort_model(model, script);
+        backend == "compiled" ? ocr::make_compiled_model(compiled, threads)
+        : backend == "tetune" ? ocr::make_tetune_model(model, static_cast<int>(x.shape()[3]), threads)
+                              : ocr::make_ort_model(model, script);
     double t1 = now_s();
     NDArray y = m->run(x);
     double t2 = now_s();

@@ -1,5 +1,7 @@
 #include "examples/ocr/rec_model.h"
 
+#include "runtime/model.h"
+
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -114,6 +116,25 @@ std::unique_ptr<RecognitionModel> make_tetune_model(const std::string &onnx_path
 std::unique_ptr<RecognitionModel> make_ort_model(const std::string &onnx_path, const std::string &script,
                                                  const std::string &work_dir) {
   return std::make_unique<OrtReferenceModel>(onnx_path, script, work_dir);
+}
+
+namespace {
+class CompiledRecModel : public RecognitionModel {
+ public:
+  CompiledRecModel(const std::string &dir, int threads) : model_(rt::Model::load(dir)), dir_(dir) {
+    if (threads > 0) model_->set_num_threads(threads);
+  }
+  NDArray run(const NDArray &x) override { return model_->run(std::vector<NDArray>{x}).at(0); }
+  std::string name() const override { return "tetune compiled (" + dir_ + ")"; }
+
+ private:
+  std::unique_ptr<rt::Model> model_;
+  std::string dir_;
+};
+}  // namespace
+
+std::unique_ptr<RecognitionModel> make_compiled_model(const std::string &dir, int threads) {
+  return std::make_unique<CompiledRecModel>(dir, threads);
 }
 
 }  // namespace ocr

@@ -32,6 +32,13 @@ class RecognitionModel {
 std::unique_ptr<RecognitionModel> make_tetune_model(const std::string &onnx_path, int width, int threads = 0);
 
 /**
+ * A model exported by `tetune compile` (OUT/ with libmodel.so, graph.bin,
+ * weights.bin), run by the compiler-free runtime (runtime/model.h). Its input
+ * width is fixed at export; run() raises ShapeError for another shape.
+ */
+std::unique_ptr<RecognitionModel> make_compiled_model(const std::string &dir, int threads = 0);
+
+/**
  * onnxruntime-node via `node <script> --model M --input x=in.npy --output-dir D`.
  * script = tools/reference/run_reference.js; work_dir receives in.npy and the
  * output (default: a fresh directory under $TMPDIR). Raises tetune::Error
