@@ -69,7 +69,8 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
       if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
       return simple_cpu_schedule(task.outputs);
     };
-    if (!e.found) return untuned("no successful record in " + lk->path() + " (" + e.note + ")");
+    // The note names the full target key; one line per task says only what is missing.
+    if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->path());
     try {
       Schedule s = replay(task.outputs, trace_from_json(e.schedule_json));
       if (stats) {
