@@ -58,23 +58,34 @@ Schedule hand_packed_gemm_schedule(const std::vector<Tensor> &outputs, const Gem
 Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
   Schedule s(outputs);
   const std::string C = s.stage_of(outputs[0]);
+  // The pad stage (a select) is inlined into the accumulator's loads.
+  for (const auto &st : s.stages())
+    if (st.name != C && !st.is_output && !st.is_reduction() && st.kind == StageInfo::Compute) s.compute_inline(st.name);
   std::string L = s.cache_write(C);
-  // Output [n, k, h, w]: parallel over (k tile, h), register block of 4 out channels x 32 columns.
-  auto [ko, ki] = s.split(C, "c", 4);
-  auto [wo, wi] = s.split(C, "w", 32, TailStrategy::GuardWithIf);
-  s.reorder(C, {"n", ko, "h", wo, ki, wi});
-  std::string f = s.fuse(C, ko, "h");
+  // Output [n, c, h, w]: one parallel task per (32 out channels, 2 rows); the
+  // accumulator tile (32 channels x 2 rows x 56 columns, 14 KiB, L1) is
+  // computed at it.
+  auto [co, ci] = s.split(C, "c", 32);
+  auto [ho, hi] = s.split(C, "h", 2);
+  s.reorder(C, {"n", co, ho, ci, hi, "w"});
+  std::string f = s.fuse(C, co, ho);
   s.parallel(C, f);
-  auto [wio, wii] = s.split(C, wi, 16);
-  s.vectorize(C, wii);
-  s.compute_at(L, C, wo);
-  auto [lko, lki] = s.split(L, "c", 4);
-  auto [lwo, lwi] = s.split(L, "w", 32);
-  auto [lwio, lwii] = s.split(L, lwi, 16);
-  s.reorder(L, {"n", lko, "h", lwo, "rc", "ry", "rx", lki, lwio, lwii});
-  s.vectorize(L, lwii);
-  s.unroll(L, lwio);
-  s.unroll(L, lki);
+  auto [wo, wi] = s.split(C, "w", 8);
+  s.vectorize(C, wi);
+  s.compute_at(L, C, f);
+  // Accumulator: rc in blocks of 4 outside 4 channel groups x 7 column
+  // vectors; inside, the register block of 8 channels x 2 rows x 8 columns
+  // (16 accumulators) with the 3x3 window's column loop unrolled.
+  // (The tile's own splits first: computed at the tile, L's loops keep their nominal extents.)
+  auto [lct, lcb] = s.split(L, "c", 32);
+  auto [lco, lci] = s.split(L, lcb, 8);
+  auto [lht, lhi] = s.split(L, "h", 2);
+  auto [lwo, lwi] = s.split(L, "w", 8);
+  auto [rco, rci] = s.split(L, "rc", 4);
+  s.reorder(L, {"n", lct, lht, rco, lco, lwo, rci, "ry", "rx", lci, lhi, lwi});
+  s.vectorize(L, lwi);
+  s.unroll(L, lhi);
+  s.unroll(L, lci);
   s.unroll(L, "rx");
   return s;
 }
