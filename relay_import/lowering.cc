@@ -286,8 +286,20 @@ LOWER(l_identity) {
 std::vector<int64_t> auto_pads(LowerContext &c, const Shape &in_hw, const std::vector<int64_t> &k,
                                const std::vector<int64_t> &s, const std::vector<int64_t> &d, bool transpose,
                                const std::vector<int64_t> &outpad) {
+  // Attributes come from the file: check their lengths and signs before indexing.
+  auto check = [&](const std::vector<int64_t> &v, size_t n, const char *what, int64_t min_value) {
+    if (v.size() != n) c.unsupported(std::string(what) + " with " + std::to_string(v.size()) + " values (expected " + std::to_string(n) + ")");
+    for (auto x : v)
+      if (x < min_value) c.unsupported(std::string(what) + " value " + std::to_string(x));
+  };
+  check(k, 2, "kernel size", 1);
+  check(s, 2, "strides", 1);
+  check(d, 2, "dilations", 1);
+  if (transpose) check(outpad, 2, "output_padding", 0);
+  if (in_hw.size() != 2) c.unsupported("input of rank " + std::to_string(in_hw.size() + 2));
   std::string ap = c.node().attr_s("auto_pad", "NOTSET");
   std::vector<int64_t> pads = c.node().attr_ints("pads", {0, 0, 0, 0});
+  check(pads, 4, "pads", 0);
   if (ap == "NOTSET") return pads;
   if (ap == "VALID") return {0, 0, 0, 0};
   if (ap != "SAME_UPPER" && ap != "SAME_LOWER") c.unsupported("auto_pad " + ap);
