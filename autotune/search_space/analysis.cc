@@ -97,6 +97,44 @@ bool is_identity_access(const StageInfo &consumer, const StageInfo &producer) {
   return ok && found;
 }
 
+std::string packable_input(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction()) return "";
+  const auto &axes = st.tensor->axes;
+  int outer = -1;
+  for (size_t i = 0; i < axes.size(); i++)
+    if (st.shape[i] > 1) {
+      outer = static_cast<int>(i);
+      break;
+    }
+  if (outer < 0) return "";
+  std::map<const TensorNode *, int> count;
+  std::vector<const ExprNode *> accesses;
+  visit(st.tensor->body, [&](const ExprNode &n) {
+    if (n.kind == ExprKind::Access) {
+      count[n.tensor.get()]++;
+      accesses.push_back(&n);
+    }
+  });
+  for (const ExprNode *n : accesses) {
+    const TensorNode *t = n->tensor.get();
+    if (!t || t->kind != TensorNode::Kind::Placeholder || count[t] != 1 || t->shape.size() < 2) continue;
+    bool plain = true, uses_outer = false, uses_spatial = false;
+    for (const auto &a : n->args) {
+      if (a->kind != ExprKind::Var) {
+        plain = false;
+        break;
+      }
+      for (size_t i = 0; i < axes.size(); i++)
+        if (a->var.get() == axes[i].var.get()) {
+          if (static_cast<int>(i) == outer) uses_outer = true;
+          else if (st.shape[i] > 1) uses_spatial = true;
+        }
+    }
+    if (plain && !uses_outer && uses_spatial) return t->name;
+  }
+  return "";
+}
+
 std::vector<int64_t> prime_factors(int64_t n) {
   std::vector<int64_t> f;
   for (int64_t p = 2; p * p <= n; p++)

@@ -9,7 +9,17 @@
 // Products divide the extent where possible; non-divisors (mostly for prime
 // extents such as 7, 13, 37) use TailStrategy::GuardWithIf on the tiled
 // stage's own loops and ShiftInwards on an outer (pure) stage.
+//
+// Packing (param "<stage>.cache_read", when analysis.cc's packable_input()
+// finds the reused input, B of C[i,j] += A[i,k] * B[k,j]): 0 = none;
+// 1 = cache_read the input for the stage that holds the reduction and compute
+// the copy at its outermost R0 loop: the inner loops then read a contiguous
+// panel of R1 x (S2 S3) elements instead of rows of the input with a
+// power-of-two stride (cache-set conflicts of GEMM 1024 / 2048); 2 (the stage
+// alone only) = compute the copy at the S1 tile loop (panel of the whole
+// reduce extent x the S1 tile).
 #include <algorithm>
+#include <functional>
 
 #include "autotune/search_space/search_space_internal.h"
 
@@ -142,6 +152,11 @@ bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rn
 
 void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
+  if (!packable_input(st).empty()) {
+    bool alone = !p.cache_write && p.consumer.empty();
+    s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2}, {}}
+                              : ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1}, {}});
+  }
   int nd = static_cast<int>(st.spatial_axes.size());
   for (int i = 0; i < nd; i++)
     if (st.shape[i] > 1) s.tiles.push_back(TileSpec{p.stage, st.spatial_axes[i], st.shape[i], 4, i == nd - 1});
@@ -239,6 +254,38 @@ void add_points(Placed &pl, const std::vector<std::string> &pts) {
 }
 }  // namespace
 
+// Packs the reused input of `reader` (which evaluates the body of st) into a
+// copy computed at loop `at` of reader; the copy's innermost loop is vectorized
+// when every region it copies is a whole number of vectors.
+static void pack_input(Inst &in, const std::string &reader, const StageInfo &st, const AxisTiles &t,
+                       const std::string &at) {
+  std::string input = packable_input(st);
+  if (input.empty() || at.empty()) return;
+  std::string cache = in.sch.cache_read(input, {reader});
+  in.sch.compute_at(cache, reader, at);
+  const StageInfo &cs = in.sch.stage(cache);
+  if (cs.leaves.empty()) return;
+  int nd = static_cast<int>(st.spatial_axes.size());
+  int64_t last_extent = cs.shape.back();
+  auto it = t.sp.find(nd - 1);
+  if (it == t.sp.end() || it->second[2] % kMaxVector != 0 || last_extent % kMaxVector != 0) return;
+  // The copy's last axis must follow the reader's (vector) last spatial axis.
+  bool follows = false;
+  std::function<void(const Expr &)> walk = [&](const Expr &e) {
+    if (!e.defined()) return;
+    if (e->kind == ExprKind::Access && e->tensor && e->tensor->name == input && !e->args.empty()) {
+      const Expr &a = e->args.back();
+      follows = a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get();
+    }
+    for (const auto &x : e->args) walk(x);
+  };
+  walk(st.tensor->body);
+  if (!follows) return;
+  const std::string inner_axis = cs.leaves.back().name;  // a copy: split() changes cs
+  auto [o, i] = in.split(cache, inner_axis, kMaxVector, TailStrategy::GuardWithIf);
+  in.sch.vectorize(cache, i);
+}
+
 // The stage alone: S0 S1 R0 S2 R1 S3 on one stage (which then holds the reduction's update).
 static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
   const std::string &S = st.name;
@@ -270,6 +317,9 @@ static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
   for (const auto &x : s3)
     if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, S, r1n, in.param(S + ".max_unroll", 16));
+  int64_t cr = in.param(S + ".cache_read", 0);
+  if (cr == 1) pack_input(in, S, st, t, first(r0));
+  else if (cr == 2) pack_input(in, S, st, t, last(outer));
   Placed &pl = in.placed[S];
   pl.compute_name = S;
   add_points(pl, {last(outer), first(r0)});
@@ -335,6 +385,7 @@ void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisT
   for (const auto &x : s3)
     if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, I, r1n, max_unroll);
+  if (in.param(st.name + ".cache_read", 0) == 1) pack_input(in, I, st, t, first(r0));
   Placed &pl = in.placed[I];
   pl.compute_name = I;
   // Producers (a conv's pad) may be computed at the outermost reduce tile

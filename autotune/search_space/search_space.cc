@@ -29,10 +29,13 @@ std::string describe(const Graph &g, const StagePlan &p) {
   switch (p.kind) {
     case PlanKind::Inline: return p.stage + ": inline";
     case PlanKind::FusedConsumer: return p.stage + ": tiled following " + p.producer;
+    case PlanKind::RFactor: return p.stage + ": rfactor of the split reduce axis (parallel partial sums)";
     case PlanKind::Tiled: {
       std::string d = p.stage + ": multi-level tiling SSRSRS";
       if (p.cache_write) d += " + cache_write";
       if (!p.consumer.empty()) d += " + fused consumer " + p.consumer;
+      std::string packed = packable_input(g.stage(p.stage));
+      if (!packed.empty()) d += " (+ cache_read " + packed + " choice)";
       return d;
     }
     case PlanKind::Simple: {
@@ -58,6 +61,7 @@ void finalize(const Graph &g, Sketch &s) {
         add_location_params(g, p, s);
         add_simple_params(g, p, s);
         break;
+      case PlanKind::RFactor: add_rfactor_params(g, p, s); break;
       default: break;
     }
   }
@@ -216,6 +220,7 @@ std::vector<Step> SearchSpace::steps(const Candidate &c) const {
       case PlanKind::Simple: instantiate_simple(in, p); break;
       case PlanKind::Tiled: instantiate_tiled(in, p); break;
       case PlanKind::FusedConsumer: instantiate_fused_consumer(in, p); break;
+      case PlanKind::RFactor: instantiate_rfactor(in, p); break;
     }
   }
   return in.sch.trace();

@@ -41,6 +41,13 @@ bool is_strictly_inlineable(const StageInfo &st);
 bool has_data_reuse(const StageInfo &st);
 /** Every access of `producer` in consumer's body uses exactly consumer's axes, in order, with equal shapes. */
 bool is_identity_access(const StageInfo &consumer, const StageInfo &producer);
+/**
+ * The input of a tiled reduction worth packing with cache_read (B of
+ * C[i,j] += A[i,k] * B[k,j]): a placeholder read once, with plain variable
+ * indices, that does not depend on the outermost tiled spatial axis but on
+ * some other spatial axis. "" when none.
+ */
+std::string packable_input(const StageInfo &st);
 
 std::vector<int64_t> prime_factors(int64_t n);  // with multiplicity, ascending
 std::vector<int64_t> divisors(int64_t n);        // ascending
@@ -53,6 +60,7 @@ enum class PlanKind {
   Simple,         // elementwise / injective / small reduction: location choice + vectorize / parallel / unroll
   Tiled,          // multi-level tiling SSRSRS (+ cache_write, or + fused consumer)
   FusedConsumer,  // elementwise consumer tiled following its producer's tiles; the producer is computed at its tile
+  RFactor,        // small spatial / large reduce extent: rfactor of the split reduce axis (rule_rfactor.cc)
 };
 
 struct StagePlan {
@@ -121,6 +129,7 @@ void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s);      // r
 void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // rule_parallel_vectorize_unroll.cc
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
+void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
 
 // ---- tile sizes -------------------------------------------------------------------
 
@@ -163,6 +172,7 @@ TailStrategy tail_for(int64_t e, int64_t factor, bool computed_at);
 void instantiate_tiled(Inst &in, const StagePlan &p);           // rule_multi_level_tiling.cc
 void instantiate_fused_consumer(Inst &in, const StagePlan &p);  // rule_fuse_consumer.cc
 void instantiate_simple(Inst &in, const StagePlan &p);          // rule_simple.cc
+void instantiate_rfactor(Inst &in, const StagePlan &p);         // rule_rfactor.cc
 /** Applies the location decision of a non-output stage: inline, root, or compute_at; returns true if at. */
 bool place_stage(Inst &in, const StagePlan &p, bool &inlined);  // rule_inline.cc
 /** The unique non-inlined compute consumer of stage at instantiation time, or "". */

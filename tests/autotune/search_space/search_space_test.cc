@@ -90,6 +90,24 @@ std::vector<Tensor> elementwise_chain(int M, int N) {
   return {d};
 }
 
+// Sum over the last axis (small spatial extent, large reduce extent).
+std::vector<Tensor> row_sum(int M, int N) {
+  Tensor x = placeholder({M, N}, float32(), "x");
+  IterVar k = reduce_axis(N, "k");
+  Tensor s = compute({M}, [&](const std::vector<Var> &i) { return sum(x(i[0], k.var), {k}); }, "rsum", "reduce", {"i"});
+  return {s};
+}
+
+// Sum over two reduce axes into a tiny output, then an elementwise consumer.
+std::vector<Tensor> sum2_scale(int M, int R, int N) {
+  Tensor x = placeholder({M, R, N}, float32(), "x");
+  IterVar r = reduce_axis(R, "r"), k = reduce_axis(N, "k");
+  Tensor s = compute({M}, [&](const std::vector<Var> &i) { return sum(x(i[0], r.var, k.var), {r, k}); }, "s2", "reduce",
+                     {"i"});
+  Tensor o = compute({M}, [&](const std::vector<Var> &i) { return exp(s(i[0]) * 0.001f); }, "o", "elemwise", {"i"});
+  return {o};
+}
+
 struct Checker {
   Task task;
   SearchSpace space;
@@ -195,6 +213,52 @@ TEST(SearchSpace, ElementwiseChainLegal) {
   Checker ch(make_task("eltwise", elementwise_chain(13, 45)));
   print_sketches(ch.space, "elementwise chain");
   ch.run(kSamples, kMutations, kCrossovers, 6);
+}
+
+// Every cache_read (packing) choice of the tiled GEMM sketches, on even and odd shapes.
+TEST(SearchSpace, GemmCacheReadLegal) {
+  for (auto shape : std::vector<std::vector<int>>{{64, 48, 40}, {37, 29, 45}, {32, 64, 256}}) {
+    Checker ch(make_task("gemm_cr", gemm(shape[0], shape[1], shape[2])));
+    std::mt19937_64 rng(31 + shape[0]);
+    int packed = 0;
+    for (int i = 0; i < 40; i++) {
+      Candidate c = ch.space.sample(rng);
+      auto it = c.params.find("C.cache_read");
+      ASSERT_NE(it, c.params.end()) << "no cache_read choice in sketch " << c.sketch;
+      if (it->second == 0) it->second = 1 + static_cast<int64_t>(rng() % 2);
+      Schedule s = ch.space.schedule(c);
+      if (s.has_stage("B.cache")) packed++;
+      ch.check(c, "cache_read");
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_GT(packed, 20);
+  }
+}
+
+TEST(SearchSpace, RowSumRfactorLegal) {
+  for (auto shape : std::vector<std::vector<int>>{{4, 1024}, {3, 1000}, {1, 4099}}) {
+    Checker ch(make_task("rsum", row_sum(shape[0], shape[1])));
+    print_sketches(ch.space, "row sum");
+    ASSERT_EQ(ch.space.num_sketches(), 2);
+    EXPECT_NE(ch.space.sketch_description(0).find("rfactor"), std::string::npos);
+    std::mt19937_64 rng(41);
+    int factored = 0;
+    for (int i = 0; i < 24; i++) {
+      Candidate c = ch.space.sample(rng);
+      for (int t = 0; t < 20 && c.sketch != 0; t++) c = ch.space.sample(rng);
+      if (ch.space.schedule(c).has_stage("rsum.rf")) factored++;
+      ch.check(c, "rfactor");
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_GT(factored, 20);
+    ch.run(12, 6, 6, 42);
+  }
+}
+
+TEST(SearchSpace, Sum2RfactorLegal) {
+  Checker ch(make_task("sum2", sum2_scale(2, 6, 300)));
+  print_sketches(ch.space, "sum2 + scale");
+  ch.run(kSamples, kMutations, kCrossovers, 43);
 }
 
 TEST(SearchSpace, GemmDiversityAndDeterminism) {
