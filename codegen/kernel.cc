@@ -80,7 +80,22 @@ struct Kernel::Impl {
 
 Kernel::~Kernel() = default;
 
-Kernel Kernel::build(const Schedule &s, const Target &target) {
+Kernel Kernel::build(const Schedule &s, const Target &target) { return build(s, target, BuildOptions{}); }
+
+void warm_up_jit(const Target &target) {
+  Halide::Target t = to_halide_target(target);
+  if (t.has_gpu_feature()) return;
+  try {
+    Halide::Func f("tetune_warm_up");
+    Halide::Var x("x");
+    f(x) = x * 2 + 1;
+    f.compile_jit(t);
+  } catch (const Halide::Error &e) {
+    throw CodegenError(std::string("warming up the Halide JIT failed: ") + e.what());
+  }
+}
+
+Kernel Kernel::build(const Schedule &s, const Target &target, const BuildOptions &options) {
   auto impl = std::make_shared<Impl>();
   impl->target = to_halide_target(target);
   if (impl->target.has_gpu_feature()) check_gpu_schedule(s);
@@ -88,9 +103,11 @@ Kernel Kernel::build(const Schedule &s, const Target &target) {
   impl->inputs = s.inputs();
   impl->outputs = s.outputs();
   try {
-    Halide::Module m = impl->lowered.pipeline.compile_to_module(impl->lowered.arguments(), "kernel", impl->target);
-    impl->nest = codegen::read_loop_nest(m);
-    impl->stmt = codegen::stmt_text(m);
+    if (options.inspect) {
+      Halide::Module m = impl->lowered.pipeline.compile_to_module(impl->lowered.arguments(), "kernel", impl->target);
+      impl->nest = codegen::read_loop_nest(m);
+      impl->stmt = codegen::stmt_text(m);
+    }
     if (!impl->target.has_gpu_feature() || impl->target.has_feature(Halide::Target::CUDA))
       impl->lowered.pipeline.compile_jit(impl->target);
   } catch (const Halide::Error &e) {

@@ -35,6 +35,26 @@ struct Target {
 void set_num_threads(int n);
 int num_threads();
 
+/** Options of Kernel::build (additive; the defaults are the historical behaviour). */
+struct BuildOptions {
+  /**
+   * true: also produce the loop nest and the lowered statement (loop_nest(),
+   * lowered_stmt()), which costs one extra lowering. false: JIT only (for
+   * measuring, where features are computed elsewhere); loop_nest() is then
+   * empty and lowered_stmt() "". The compiled code is identical.
+   */
+  bool inspect = true;
+};
+
+/**
+ * Compiles (never runs) a trivial pipeline for target so that the process's
+ * shared Halide JIT runtime and LLVM are initialised. Processes fork()ed
+ * afterwards inherit them and their first Kernel::build is much cheaper.
+ * Starts no threads (Halide's thread pool is created by the first run).
+ * No-op for GPU targets. Raises CodegenError on failure.
+ */
+void warm_up_jit(const Target &target = Target{});
+
 class Kernel {
  public:
   /**
@@ -44,6 +64,7 @@ class Kernel {
    * driver/GPU is found (see cuda_device_available in codegen/gpu_runtime.h).
    */
   static Kernel build(const Schedule &s, const Target &target = Target{});
+  static Kernel build(const Schedule &s, const Target &target, const BuildOptions &options);
 
   /** Runs on inputs (in Schedule::inputs() order) and returns fresh outputs. */
   std::vector<NDArray> run(const std::vector<NDArray> &inputs) const;

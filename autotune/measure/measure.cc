@@ -90,7 +90,9 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
       for (;;) pause();
     if (fault == "compile_error") throw CodegenError("injected compile error");
     auto t0 = Clock::now();
-    Kernel k = Kernel::build(s, task.target);
+    BuildOptions bo;
+    bo.inspect = false;  // features come from the parent's own lowering; JIT only
+    Kernel k = Kernel::build(s, task.target, bo);
     compile_s = seconds_since(t0);
     if (fault == "runtime_error") throw RuntimeError("injected runtime error");
     outs = k.run(inputs);
@@ -224,6 +226,16 @@ ChildOutcome run_in_child(double timeout_s, Fn fn) {
 
 }  // namespace
 
+void Measurer::warm_up() {
+  if (warmed_ || !options_.warm_jit) return;
+  warmed_ = true;
+  try {
+    warm_up_jit(task_.target);
+  } catch (const Error &) {
+    // Only an optimisation: children then initialise the JIT themselves.
+  }
+}
+
 Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task), options_(options) {
   auto ins = task_.inputs();
   for (size_t i = 0; i < ins.size(); i++)
@@ -232,6 +244,7 @@ Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task
 
 const std::vector<NDArray> &Measurer::reference() {
   if (have_reference_) return reference_;
+  warm_up();
   Schedule s(task_.outputs);
   MeasureOptions opt = options_;
   ChildOutcome c = run_in_child(options_.reference_timeout_s,

@@ -49,6 +49,7 @@ struct MeasureOptions {
   double atol = 1e-5;
   uint64_t seed = 1234;        // inputs are NDArray::random(shape, dtype, seed + i)
   std::string test_fault;      // applied to every candidate (see MeasureInput::test_fault)
+  bool warm_jit = true;        // compile (never run) a trivial pipeline in this process first (see warm_up_jit)
 };
 
 struct MeasureInput {
@@ -88,6 +89,8 @@ class Measurer {
   std::vector<NDArray> inputs_;
   std::vector<NDArray> reference_;
   bool have_reference_ = false;
+  bool warmed_ = false;
+  void warm_up();
 };
 
 }  // namespace autotune
