@@ -117,22 +117,35 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     }
     stalls = 0;
     std::vector<policy::Outcome> outs;
-    for (const auto &p : batch) {
-      const policy::PointInfo &info = cache.with_features(p);
-      MeasureInput in;
-      in.steps = info.steps;
-      if (opt.test_fault) in.test_fault = opt.test_fault(done);
+    // Measure the whole batch at once (children compile in parallel, time one at a time).
+    std::vector<MeasureResult> results(batch.size());
+    {
       auto tm = Clock::now();
-      MeasureResult m;
-      if (!info.valid && !info.steps.empty()) {
-        // Lowering already failed in this process: no need to fork.
-        m.error = ErrorCode::kCompileError;
-        m.error_msg = info.error;
-        m.median_ms = std::numeric_limits<double>::infinity();
-      } else {
-        m = measurer.measure(in);
+      std::vector<MeasureInput> ins;
+      std::vector<size_t> where;
+      for (size_t b = 0; b < batch.size(); b++) {
+        const policy::PointInfo &info = cache.with_features(batch[b]);
+        if (!info.valid && !info.steps.empty()) {
+          // Lowering already failed in this process: no need to fork.
+          results[b].error = ErrorCode::kCompileError;
+          results[b].error_msg = info.error;
+          results[b].median_ms = std::numeric_limits<double>::infinity();
+          continue;
+        }
+        MeasureInput in;
+        in.steps = info.steps;
+        if (opt.test_fault) in.test_fault = opt.test_fault(done + static_cast<int>(b));
+        ins.push_back(std::move(in));
+        where.push_back(b);
       }
+      std::vector<MeasureResult> got = measurer.measure_batch(ins);
+      for (size_t k = 0; k < got.size(); k++) results[where[k]] = std::move(got[k]);
       res.measure_s += since(tm);
+    }
+    for (size_t b = 0; b < batch.size(); b++) {
+      const policy::Point &p = batch[b];
+      const policy::PointInfo &info = cache.with_features(p);
+      const MeasureResult &m = results[b];
       StoredRecord rec;
       try {
         rec.schedule_json = trace_to_json(replay(task.outputs, info.steps));

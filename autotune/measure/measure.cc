@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <sys/prctl.h>
 #include <limits>
 
 #include "codegen/kernel.h"
@@ -72,8 +74,12 @@ double scaled_max_error(const NDArray &out, const NDArray &ref) {
 }
 
 // What a child does. mode 0: measure a candidate; mode 1: compute the reference.
+// wait_go (may be null) is called after the check passed and before timing:
+// in a parallel batch it blocks until the parent says that nothing else of
+// ours runs any more (siblings are done compiling).
 std::string child_work(const Task &task, const MeasureOptions &opt, const Schedule &s, const std::vector<NDArray> &inputs,
-                       const std::vector<NDArray> *reference, const std::string &fault) {
+                       const std::vector<NDArray> *reference, const std::string &fault,
+                       const std::function<void()> &wait_go = nullptr) {
   Writer w;
   ErrorCode code = ErrorCode::kNoError;
   std::string msg;
@@ -110,6 +116,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
         msg = "wrong answer: max error " + std::to_string(worst) + " (relative to max |ref|), tolerance " +
               std::to_string(opt.rtol + opt.atol);
       } else {
+        if (wait_go) wait_go();
         for (int i = 0; i < opt.warmup; i++) k.run(inputs, outs);
         int number = opt.number;
         if (number <= 0) {
@@ -154,6 +161,13 @@ struct ChildOutcome {
   std::string msg;
   std::string payload;  // child's message when it exited normally
 };
+
+}  // namespace
+
+// Kills (if timed_out) and reaps pid; maps its fate to an error code.
+ChildOutcome reap_child(pid_t pid, bool timed_out, double timeout_s, std::string payload);
+
+namespace {
 
 // Forks, runs fn in the child, collects its message with a deadline.
 template <typename Fn>
@@ -203,6 +217,14 @@ ChildOutcome run_in_child(double timeout_s, Fn fn) {
     res.payload.append(chunk, static_cast<size_t>(n));
   }
   close(fds[0]);
+  return reap_child(pid, timed_out, timeout_s, std::move(res.payload));
+}
+
+}  // namespace
+
+ChildOutcome reap_child(pid_t pid, bool timed_out, double timeout_s, std::string payload) {
+  ChildOutcome res;
+  res.payload = std::move(payload);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -223,8 +245,6 @@ ChildOutcome run_in_child(double timeout_s, Fn fn) {
   }
   return res;
 }
-
-}  // namespace
 
 void Measurer::warm_up() {
   if (warmed_ || !options_.warm_jit) return;
@@ -275,15 +295,46 @@ const std::vector<NDArray> &Measurer::reference() {
   return reference_;
 }
 
-MeasureResult Measurer::measure(const MeasureInput &in) {
-  auto t0 = Clock::now();
-  MeasureResult res;
+namespace {
+
+// Fills res from a child's outcome (error code, or its message) and finalises it.
+void finish_result(const Task &task, const ChildOutcome &c, MeasureResult &res) {
+  if (c.code != ErrorCode::kNoError) {
+    res.error = c.code;
+    res.error_msg = c.msg;
+  } else {
+    Reader r{c.payload};
+    res.error = static_cast<ErrorCode>(r.pod<int32_t>());
+    res.compile_s = r.pod<double>();
+    res.error_msg = r.str();
+    uint64_t nc = r.pod<uint64_t>();
+    for (uint64_t i = 0; i < nc && r.ok; i++) res.costs_ms.push_back(r.pod<double>());
+    if (!r.ok) {
+      res.error = ErrorCode::kUnknown;
+      res.error_msg = "truncated result from the measuring process";
+      res.costs_ms.clear();
+    }
+  }
+}
+
+void finalize(const Task &task, MeasureResult &res) {
+  if (res.ok() && res.costs_ms.empty()) {
+    res.error = ErrorCode::kUnknown;
+    res.error_msg = "no timings";
+  }
+  if (res.ok()) {
+    res.median_ms = median_of(res.costs_ms);
+    res.gflops = res.median_ms > 0 ? task.flops / (res.median_ms * 1e6) : 0;
+  } else {
+    res.costs_ms.clear();
+  }
+}
+
+// Replays the steps in the parent: the schedule, or res set to kInvalidSchedule.
+std::unique_ptr<Schedule> prepare(const Task &task, const MeasureInput &in, MeasureResult &res) {
   res.median_ms = std::numeric_limits<double>::infinity();
-  std::string fault = in.test_fault.empty() ? options_.test_fault : in.test_fault;
-  const std::vector<NDArray> &ref = reference();
-  std::unique_ptr<Schedule> s;
   try {
-    s = std::make_unique<Schedule>(replay(task_.outputs, in.steps));
+    return std::make_unique<Schedule>(replay(task.outputs, in.steps));
   } catch (const ScheduleError &e) {
     res.error = ErrorCode::kInvalidSchedule;
     res.error_msg = e.what();
@@ -291,43 +342,218 @@ MeasureResult Measurer::measure(const MeasureInput &in) {
     res.error = ErrorCode::kInvalidSchedule;
     res.error_msg = e.what();
   }
+  return nullptr;
+}
+
+// One child of a parallel group. Protocol on its result pipe: the child writes
+// 'R' when its candidate compiled and passed the check, then blocks on its go
+// pipe; the parent writes 'G' when the child may time (nothing else of ours
+// runs then); the child finally writes 'F' + its message and exits. A child
+// that fails before timing writes 'F' + message at once.
+struct GroupChild {
+  size_t index = 0;
+  pid_t pid = -1;
+  int rfd = -1, gofd = -1;
+  Clock::time_point start;
+  double used_s = 0;          // build + check time, counted against timeout_s
+  std::string buf;
+  enum State { kBuilding, kReady, kDone } state = kBuilding;
+  bool timed_out = false;
+};
+
+void close_fd(int &fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// Reads what is available on c.rfd; returns false at EOF / error.
+bool read_some(GroupChild &c) {
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = read(c.rfd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    c.buf.append(chunk, static_cast<size_t>(n));
+    return true;
+  }
+}
+
+}  // namespace
+
+MeasureResult Measurer::measure(const MeasureInput &in) {
+  auto t0 = Clock::now();
+  MeasureResult res;
+  std::string fault = in.test_fault.empty() ? options_.test_fault : in.test_fault;
+  const std::vector<NDArray> &ref = reference();
+  std::unique_ptr<Schedule> s = prepare(task_, in, res);
   if (s) {
     ChildOutcome c = run_in_child(options_.timeout_s, [&] { return child_work(task_, options_, *s, inputs_, &ref, fault); });
-    if (c.code != ErrorCode::kNoError) {
-      res.error = c.code;
-      res.error_msg = c.msg;
-    } else {
-      Reader r{c.payload};
-      res.error = static_cast<ErrorCode>(r.pod<int32_t>());
-      res.compile_s = r.pod<double>();
-      res.error_msg = r.str();
-      uint64_t nc = r.pod<uint64_t>();
-      for (uint64_t i = 0; i < nc && r.ok; i++) res.costs_ms.push_back(r.pod<double>());
-      if (!r.ok) {
-        res.error = ErrorCode::kUnknown;
-        res.error_msg = "truncated result from the measuring process";
-        res.costs_ms.clear();
-      }
-    }
+    finish_result(task_, c, res);
   }
-  if (res.ok() && res.costs_ms.empty()) {
-    res.error = ErrorCode::kUnknown;
-    res.error_msg = "no timings";
-  }
-  if (res.ok()) {
-    res.median_ms = median_of(res.costs_ms);
-    res.gflops = res.median_ms > 0 ? task_.flops / (res.median_ms * 1e6) : 0;
-  } else {
-    res.costs_ms.clear();
-  }
+  finalize(task_, res);
   res.wall_s = seconds_since(t0);
   return res;
 }
 
 std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInput> &ins) {
-  std::vector<MeasureResult> out;
-  out.reserve(ins.size());
-  for (const auto &in : ins) out.push_back(measure(in));
+  std::vector<MeasureResult> out(ins.size());
+  const size_t group = static_cast<size_t>(std::max(1, options_.parallel_builds));
+  if (group <= 1 || ins.size() <= 1) {
+    for (size_t i = 0; i < ins.size(); i++) out[i] = measure(ins[i]);
+    return out;
+  }
+  const std::vector<NDArray> &ref = reference();
+  for (size_t g0 = 0; g0 < ins.size(); g0 += group) {
+    const size_t g1 = std::min(ins.size(), g0 + group);
+    auto tg = Clock::now();
+    std::vector<std::unique_ptr<Schedule>> scheds(g1 - g0);
+    std::vector<GroupChild> kids;
+    kids.reserve(g1 - g0);
+    // Kill and reap every child still alive if anything below throws.
+    struct Guard {
+      std::vector<GroupChild> &k;
+      ~Guard() {
+        for (auto &c : k) {
+          close_fd(c.rfd);
+          close_fd(c.gofd);
+          if (c.pid > 0) {
+            kill(c.pid, SIGKILL);
+            while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
+            }
+            c.pid = -1;
+          }
+        }
+      }
+    } guard{kids};
+    for (size_t i = g0; i < g1; i++) {
+      scheds[i - g0] = prepare(task_, ins[i], out[i]);
+      if (!scheds[i - g0]) continue;
+      int rp[2], gp[2];
+      if (pipe(rp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
+      if (pipe(gp) != 0) {
+        close(rp[0]);
+        close(rp[1]);
+        throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
+      }
+      std::fflush(nullptr);
+      pid_t pid = fork();
+      if (pid < 0) {
+        close(rp[0]); close(rp[1]); close(gp[0]); close(gp[1]);
+        throw MeasureError(std::string("fork() failed: ") + std::strerror(errno));
+      }
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (auto &c : kids) {  // siblings' pipe ends
+          close_fd(c.rfd);
+          close_fd(c.gofd);
+        }
+        close(rp[0]);
+        close(gp[1]);
+        const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
+        std::string msg;
+        try {
+          msg = child_work(task_, options_, *scheds[i - g0], inputs_, &ref, fault, [&] {
+            write_all(rp[1], "R");
+            char go = 0;
+            ssize_t n;
+            while ((n = read(gp[0], &go, 1)) < 0 && errno == EINTR) {
+            }
+            if (n != 1 || go != 'G') _exit(4);
+          });
+        } catch (...) {
+          _exit(3);
+        }
+        write_all(rp[1], "F" + msg);
+        close(rp[1]);
+        _exit(0);
+      }
+      close(rp[1]);
+      close(gp[0]);
+      GroupChild c;
+      c.index = i;
+      c.pid = pid;
+      c.rfd = rp[0];
+      c.gofd = gp[1];
+      c.start = Clock::now();
+      kids.push_back(std::move(c));
+    }
+    auto finish_child = [&](GroupChild &c) {
+      close_fd(c.rfd);
+      close_fd(c.gofd);
+      std::string payload;
+      if (!c.buf.empty() && c.buf[0] == 'F') payload = c.buf.substr(1);
+      ChildOutcome oc = reap_child(c.pid, c.timed_out, options_.timeout_s, std::move(payload));
+      c.pid = -1;
+      if (oc.code == ErrorCode::kNoError && (c.buf.empty() || c.buf[0] != 'F')) {
+        oc.code = ErrorCode::kUnknown;
+        oc.msg = "truncated result from the measuring process";
+      }
+      finish_result(task_, oc, out[c.index]);
+      c.state = GroupChild::kDone;
+    };
+    // Phase 1: all children build and check in parallel; each ends ready ('R') or done.
+    auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+    for (;;) {
+      std::vector<pollfd> pfds;
+      std::vector<GroupChild *> who;
+      auto now = Clock::now();
+      double wait_ms = 1e9;
+      for (auto &c : kids) {
+        if (c.state != GroupChild::kBuilding) continue;
+        double left = std::chrono::duration<double, std::milli>(c.start + timeout - now).count();
+        if (left <= 0) {
+          c.timed_out = true;
+          finish_child(c);
+          continue;
+        }
+        wait_ms = std::min(wait_ms, left);
+        pfds.push_back(pollfd{c.rfd, POLLIN, 0});
+        who.push_back(&c);
+      }
+      if (pfds.empty()) break;
+      int r = poll(pfds.data(), pfds.size(), static_cast<int>(wait_ms) + 1);
+      if (r < 0 && errno != EINTR) throw MeasureError(std::string("poll() failed: ") + std::strerror(errno));
+      if (r <= 0) continue;
+      for (size_t k = 0; k < pfds.size(); k++) {
+        if (!pfds[k].revents) continue;
+        GroupChild &c = *who[k];
+        bool more = read_some(c);
+        if (!c.buf.empty() && c.buf[0] == 'R') {
+          c.buf.erase(0, 1);
+          c.state = GroupChild::kReady;
+          c.used_s = seconds_since(c.start);
+        } else if (!more) {
+          finish_child(c);
+        }
+      }
+    }
+    // Phase 2: time the ready children strictly one at a time.
+    for (auto &c : kids) {
+      if (c.state != GroupChild::kReady) continue;
+      auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(std::max(0.0, options_.timeout_s - c.used_s)));
+      write_all(c.gofd, "G");
+      close_fd(c.gofd);
+      for (;;) {
+        double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+        if (left <= 0) {
+          c.timed_out = true;
+          break;
+        }
+        pollfd p{c.rfd, POLLIN, 0};
+        int r = poll(&p, 1, static_cast<int>(std::min(left, 1e9)) + 1);
+        if (r < 0 && errno != EINTR) throw MeasureError(std::string("poll() failed: ") + std::strerror(errno));
+        if (r <= 0) continue;
+        if (!read_some(c)) break;
+      }
+      finish_child(c);
+    }
+    double group_wall = seconds_since(tg) / static_cast<double>(g1 - g0);
+    for (size_t i = g0; i < g1; i++) {
+      finalize(task_, out[i]);
+      out[i].wall_s = group_wall;
+    }
+  }
   return out;
 }
 

@@ -49,6 +49,7 @@ struct MeasureOptions {
   double atol = 1e-5;
   uint64_t seed = 1234;        // inputs are NDArray::random(shape, dtype, seed + i)
   std::string test_fault;      // applied to every candidate (see MeasureInput::test_fault)
+  int parallel_builds = 2;     // measure_batch: children that compile + check at once (timing is never parallel)
   bool warm_jit = true;        // compile (never run) a trivial pipeline in this process first (see warm_up_jit)
 };
 

@@ -55,6 +55,39 @@ TEST(Measure, NormalAndFaults) {
   EXPECT_TRUE(m.measure({tiled(t), ""}).ok());
 }
 
+TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
+  Task t = gemm_task(32);
+  MeasureOptions o;
+  o.timeout_s = 3;
+  o.min_repeat_ms = 2;
+  o.parallel_builds = 2;
+  Measurer m(t, o);
+  Step bad{"split", "C", {"nope"}, {4, 0}, ""};
+  std::vector<MeasureInput> ins = {{tiled(t), ""},           {tiled(t), "segfault"}, {tiled(t), "hang"},
+                                   {tiled(t), "wrong"},      {tiled(t), "compile_error"}, {{bad}, ""},
+                                   {tiled(t), "runtime_error"}, {tiled(t), ""}};
+  auto r = m.measure_batch(ins);
+  ASSERT_EQ(r.size(), ins.size());
+  EXPECT_EQ(r[0].error, ErrorCode::kNoError) << r[0].error_msg;
+  EXPECT_EQ(r[0].costs_ms.size(), 3u);
+  EXPECT_GT(r[0].gflops, 0);
+  EXPECT_EQ(r[1].error, ErrorCode::kCrash) << r[1].error_msg;
+  EXPECT_EQ(r[2].error, ErrorCode::kTimeout) << r[2].error_msg;
+  EXPECT_EQ(r[3].error, ErrorCode::kWrongAnswer) << r[3].error_msg;
+  EXPECT_EQ(r[4].error, ErrorCode::kCompileError) << r[4].error_msg;
+  EXPECT_EQ(r[5].error, ErrorCode::kInvalidSchedule) << r[5].error_msg;
+  EXPECT_EQ(r[6].error, ErrorCode::kRuntimeError) << r[6].error_msg;
+  EXPECT_EQ(r[7].error, ErrorCode::kNoError) << r[7].error_msg;
+  for (size_t i = 1; i < 7; i++) EXPECT_TRUE(std::isinf(r[i].median_ms)) << i;
+  // Same answers as the sequential path.
+  o.parallel_builds = 1;
+  Measurer seq(t, o);
+  auto s = seq.measure_batch({ins[0], ins[1], ins[3]});
+  EXPECT_EQ(s[0].error, ErrorCode::kNoError);
+  EXPECT_EQ(s[1].error, ErrorCode::kCrash);
+  EXPECT_EQ(s[2].error, ErrorCode::kWrongAnswer);
+}
+
 TEST(Measure, TuningLoopContinuesAfterFaultsAndRecordsThem) {
   Task t = gemm_task(32);
   std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/faults.db";
