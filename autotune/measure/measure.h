@@ -4,6 +4,13 @@
 //  * The Measurer never JIT-compiles or runs a kernel in the calling process
 //    (Halide's thread pool does not survive fork()). Everything that touches
 //    the JIT happens in a child made with fork(): one child per candidate.
+//    Exception: before the first child, warm_up_jit() compiles (never runs) a
+//    trivial pipeline here (MeasureOptions::warm_jit), so that every child
+//    inherits an initialised LLVM + Halide JIT runtime (compile ~540 -> ~170 ms).
+//  * measure_batch with parallel_builds = N > 1: N children compile and check
+//    at once; each then waits, and the parent lets them time strictly one at a
+//    time once none of them is compiling (timing overlaps nothing of ours).
+//    timeout_s counts each child's own build+check+timing, not the waiting.
 //  * Reference: on first use a child builds the task with the default
 //    Schedule(outputs), runs it on the fixed random inputs and sends the
 //    outputs back over a pipe; the parent keeps them in memory, so every later
