@@ -44,7 +44,7 @@ BenchResult tetune_hand(const BenchSpec &spec, int threads) {
   Tensor W = placeholder({spec.out_c, spec.in_c, spec.kh, spec.kw}, float32(), "w");
   Tensor Y = ops::conv2d(X, W, Tensor(), {spec.stride, spec.stride}, {spec.pad, spec.pad, spec.pad, spec.pad});
   std::vector<NDArray> in = {to_ndarray(d.input0, X.shape()), to_ndarray(d.input1, W.shape())};
-  return run_kernel(spec, threads, hand_conv_schedule({Y}), in, "4 out-channels x 32 columns register block");
+  return run_kernel(spec, threads, hand_conv_schedule({Y}), in, "pad inlined, 8 channels x 2 rows x 8 columns register block");
 }
 
 }  // namespace
