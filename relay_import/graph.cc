@@ -98,7 +98,8 @@ int Graph::add_const(const std::string &name, const NDArray &data) {
 
 int Graph::add_node(Node n) {
   int id = static_cast<int>(nodes.size());
-  for (int o : n.outputs) values.at(o).producer = id;
+  for (int o : n.outputs)
+    if (o >= 0) values.at(o).producer = id;  // -1: an omitted optional output
   nodes.push_back(std::move(n));
   return id;
 }
@@ -201,7 +202,8 @@ void Graph::compact() {
   for (int i : order) {
     for (int v : nodes[i].inputs)
       if (v >= 0) used[v] = 1;
-    for (int v : nodes[i].outputs) used[v] = 1;
+    for (int v : nodes[i].outputs)
+      if (v >= 0) used[v] = 1;  // -1: an omitted optional output
   }
   std::vector<int> remap(values.size(), -1);
   std::vector<Value> nv;
@@ -216,8 +218,10 @@ void Graph::compact() {
     Node n = nodes[i];
     for (int &v : n.inputs)
       if (v >= 0) v = remap[v];
-    for (int &v : n.outputs) v = remap[v];
-    for (int v : n.outputs) nv[v].producer = static_cast<int>(nn.size());
+    for (int &v : n.outputs)
+      if (v >= 0) v = remap[v];
+    for (int v : n.outputs)
+      if (v >= 0) nv[v].producer = static_cast<int>(nn.size());
     nn.push_back(std::move(n));
   }
   for (int &v : inputs) v = remap[v];
@@ -405,7 +409,7 @@ Graph Graph::load(const std::string &path) {
   auto check = [&](int v, bool allow_neg) { r.need((allow_neg && v == -1) || (v >= 0 && v < V)); };
   for (auto &n : g.nodes) {
     for (int v : n.inputs) check(v, true);
-    for (int v : n.outputs) check(v, false);
+    for (int v : n.outputs) check(v, true);  // -1: an omitted optional output
   }
   for (int v : g.inputs) check(v, false);
   for (int v : g.outputs) check(v, false);

@@ -61,6 +61,62 @@ std::vector<double> LowerContext::const_floats(int i, const std::string &what) c
   return r;
 }
 
+Tensor LowerContext::in_rank(int i, int n, const std::string &what) const {
+  Tensor t = in(i);
+  if (t.ndim() != n)
+    shape_fail("input " + std::to_string(i) + " (" + what + ") has rank " + std::to_string(t.ndim()) + " " + shape_str(t.shape()) +
+               ", expected rank " + std::to_string(n));
+  return t;
+}
+
+Tensor LowerContext::in_min_rank(int i, int n, const std::string &what) const {
+  Tensor t = in(i);
+  if (t.ndim() < n)
+    shape_fail("input " + std::to_string(i) + " (" + what + ") has rank " + std::to_string(t.ndim()) + " " + shape_str(t.shape()) +
+               ", expected rank >= " + std::to_string(n));
+  return t;
+}
+
+std::vector<int64_t> LowerContext::ints_attr(const std::string &k, const std::vector<int64_t> &def, int n, int64_t min_value) const {
+  auto it = node_.attrs.find(k);
+  if (it != node_.attrs.end() && it->second.kind != Attr::Ints && it->second.kind != Attr::Int)
+    attr_fail("attribute '" + k + "' must be a list of integers");
+  std::vector<int64_t> v = node_.attr_ints(k, def);
+  if (n >= 0 && static_cast<int>(v.size()) != n)
+    attr_fail("attribute '" + k + "' has " + std::to_string(v.size()) + " values, expected " + std::to_string(n));
+  for (auto x : v)
+    if (x < min_value) attr_fail("attribute '" + k + "' value " + std::to_string(x) + " must be >= " + std::to_string(min_value));
+  return v;
+}
+
+int64_t checked_num_elements(const Shape &s, int64_t limit) {
+  int64_t n = 1;
+  for (auto d : s) {
+    if (d < 0) return -1;
+    if (d == 0) return 0;  // empty tensor
+  }
+  for (auto d : s) {
+    if (d > limit / std::max<int64_t>(n, 1)) return -1;
+    n *= d;
+  }
+  return n <= limit ? n : -1;
+}
+
+void LowerContext::check_shape(const Shape &s, const std::string &what) const {
+  for (auto d : s)
+    if (d <= 0) shape_fail(what + " " + shape_str(s) + " has a non-positive extent");
+  if (checked_num_elements(s, kMaxShapeElements) < 0)
+    shape_fail(what + " " + shape_str(s) + " has more than " + std::to_string(kMaxShapeElements) + " elements");
+}
+
+void LowerContext::shape_fail(const std::string &msg) const {
+  throw ShapeError(node_.op + " node '" + node_.name + "' (opset " + std::to_string(g_.opset) + "): " + msg);
+}
+
+void LowerContext::attr_fail(const std::string &msg) const {
+  throw AttributeError(node_.op + " node '" + node_.name + "' (opset " + std::to_string(g_.opset) + "): " + msg);
+}
+
 void LowerContext::fail(const std::string &msg) const {
   throw ImportError(node_.op + " node '" + node_.name + "' (opset " + std::to_string(g_.opset) + "): " + msg);
 }
@@ -269,7 +325,9 @@ LOWER(l_clip) {
 }
 
 LOWER(l_cast) {
-  DType to = dtype_from_onnx(static_cast<int>(c.node().attr_i("to", 1)), "Cast 'to'");
+  int64_t code = c.node().attr_i("to", 1);
+  if (code < 0 || code > 1000) c.attr_fail("attribute 'to' = " + std::to_string(code) + " is not an ONNX data type");
+  DType to = dtype_from_onnx(static_cast<int>(code), "Cast 'to'");
   return {ops::cast(c.in(0), to, c.name())};
 }
 
@@ -322,28 +380,35 @@ std::vector<int64_t> auto_pads(LowerContext &c, const Shape &in_hw, const std::v
 }
 
 LOWER(l_conv) {
-  Tensor x = c.in(0), w = c.in(1);
+  Tensor x = c.in(0);
   if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D convolution (only 2-D)");
-  Tensor b = c.has(2) ? c.in(2) : Tensor();
+  Tensor w = c.in_rank(1, 4, "weight");
+  Tensor b = c.has(2) ? c.in_rank(2, 1, "bias") : Tensor();
   std::vector<int64_t> k = {w.shape()[2], w.shape()[3]};
-  auto s = c.node().attr_ints("strides", {1, 1});
-  auto d = c.node().attr_ints("dilations", {1, 1});
+  if (c.node().has_attr("kernel_shape") && c.ints_attr("kernel_shape", {}, 2, 1) != k)
+    c.shape_fail("attribute 'kernel_shape' does not match the weight shape " + shape_str(w.shape()));
+  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
+  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
   auto pads = auto_pads(c, {x.shape()[2], x.shape()[3]}, k, s, d, false, {0, 0});
   return {ops::conv2d(x, w, b, s, pads, d, c.node().attr_i("group", 1), c.name())};
 }
 
 LOWER(l_conv_transpose) {
-  Tensor x = c.in(0), w = c.in(1);
+  Tensor x = c.in(0);
   if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D transposed convolution (only 2-D)");
-  Tensor b = c.has(2) ? c.in(2) : Tensor();
+  Tensor w = c.in_rank(1, 4, "weight");
+  Tensor b = c.has(2) ? c.in_rank(2, 1, "bias") : Tensor();
   std::vector<int64_t> k = {w.shape()[2], w.shape()[3]};
-  auto s = c.node().attr_ints("strides", {1, 1});
-  auto d = c.node().attr_ints("dilations", {1, 1});
-  auto op = c.node().attr_ints("output_padding", {0, 0});
+  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
+  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
+  auto op = c.ints_attr("output_padding", {0, 0}, 2, 0);
   std::vector<int64_t> pads;
   if (c.node().has_attr("output_shape")) {
-    auto os = c.node().attr_ints("output_shape");
+    auto os = c.ints_attr("output_shape", {}, -1, 1);
+    if (os.size() < 2) c.attr_fail("attribute 'output_shape' has " + std::to_string(os.size()) + " values, expected 2 (or 4)");
     if (os.size() > 2) os = {os[os.size() - 2], os[os.size() - 1]};
+    for (int a = 0; a < 2; a++)
+      if (os[a] > (int64_t(1) << 24)) c.attr_fail("attribute 'output_shape' value " + std::to_string(os[a]) + " is too large");
     pads.resize(4);
     std::string ap = c.node().attr_s("auto_pad", "NOTSET");
     for (int a = 0; a < 2; a++) {
@@ -360,6 +425,7 @@ LOWER(l_conv_transpose) {
   } else {
     pads = auto_pads(c, {x.shape()[2], x.shape()[3]}, k, s, d, true, op);
   }
+  if (w.shape()[1] > (int64_t(1) << 24)) c.shape_fail("weight " + shape_str(w.shape()) + " is too large");
   return {ops::conv2d_transpose(x, w, b, s, pads, d, op, c.node().attr_i("group", 1), c.name())};
 }
 
@@ -396,7 +462,7 @@ void check_pool(LowerContext &c, const Tensor &x) {
 std::vector<int64_t> pool_pads(LowerContext &c, const Tensor &x, const std::vector<int64_t> &k,
                                const std::vector<int64_t> &s, const std::vector<int64_t> &d) {
   std::string ap = c.node().attr_s("auto_pad", "NOTSET");
-  if (ap == "NOTSET") return c.node().attr_ints("pads", {0, 0, 0, 0});
+  if (ap == "NOTSET") return c.ints_attr("pads", {0, 0, 0, 0}, 4, 0);
   if (ap == "VALID") return {0, 0, 0, 0};
   return auto_pads(c, {x.shape()[2], x.shape()[3]}, k, s, d, false, {0, 0});
 }
@@ -405,18 +471,18 @@ LOWER(l_max_pool) {
   Tensor x = c.in(0);
   check_pool(c, x);
   if (c.node().attr_i("storage_order", 0) != 0) c.unsupported("storage_order=1");
-  auto k = c.node().attr_ints("kernel_shape");
-  auto s = c.node().attr_ints("strides", {1, 1});
-  auto d = c.node().attr_ints("dilations", {1, 1});
+  auto k = c.ints_attr("kernel_shape", {}, 2, 1);
+  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
+  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
   return {ops::max_pool2d(x, k, s, pool_pads(c, x, k, s, d), d, c.node().attr_i("ceil_mode", 0) != 0, c.name())};
 }
 
 LOWER(l_avg_pool) {
   Tensor x = c.in(0);
   check_pool(c, x);
-  auto k = c.node().attr_ints("kernel_shape");
-  auto s = c.node().attr_ints("strides", {1, 1});
-  auto d = c.node().attr_ints("dilations", {1, 1});
+  auto k = c.ints_attr("kernel_shape", {}, 2, 1);
+  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
+  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
   if (d != std::vector<int64_t>{1, 1}) c.unsupported("dilated AveragePool");
   return {ops::avg_pool2d(x, k, s, pool_pads(c, x, k, s, d), c.node().attr_i("ceil_mode", 0) != 0,
                           c.node().attr_i("count_include_pad", 0) != 0, c.name())};
@@ -513,8 +579,12 @@ LOWER(l_split) {
   std::vector<int64_t> sizes;
   if (c.opset() < 13) sizes = c.node().attr_ints("split");
   else if (c.has(1)) sizes = c.const_ints(1, "split");
-  int n = static_cast<int>(c.node().outputs.size());
-  if (c.node().has_attr("num_outputs")) n = static_cast<int>(c.node().attr_i("num_outputs", n));
+  int64_t n64 = static_cast<int64_t>(c.node().outputs.size());
+  if (c.node().has_attr("num_outputs")) n64 = c.node().attr_i("num_outputs", n64);
+  if (n64 < 1 || n64 > 4096) c.attr_fail("number of outputs " + std::to_string(n64) + " must be in 1..4096");
+  int n = static_cast<int>(n64);
+  for (auto v : sizes)
+    if (v < 0) c.attr_fail("split size " + std::to_string(v) + " is negative");
   if (sizes.empty() && c.opset() < 18) {
     int ax = ops::normalize_axis(axis, x.ndim(), "Split", "axis");
     int64_t ext = x.shape()[ax];
@@ -557,6 +627,9 @@ LOWER(l_pad) {
     if (c.has(2)) value = c.const_floats(2, "constant_value").at(0);
     if (c.has(3)) {
       auto axes = c.const_ints(3, "axes");
+      if (pads.size() != 2 * axes.size())
+        c.shape_fail("input 1 (pads) has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * axes.size()) +
+                     " (2 per axis)");
       std::vector<int64_t> full(2 * x.ndim(), 0);
       for (size_t i = 0; i < axes.size(); i++) {
         int a = ops::normalize_axis(axes[i], x.ndim(), "Pad", "axes");
@@ -567,7 +640,17 @@ LOWER(l_pad) {
     }
   }
   if (mode == "wrap") c.unsupported("mode wrap");
+  if (pads.size() != 2 * static_cast<size_t>(x.ndim()))
+    c.attr_fail("pads has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * x.ndim()));
+  for (auto p : pads)
+    if (p > (int64_t(1) << 24) || p < -(int64_t(1) << 24)) c.attr_fail("pads value " + std::to_string(p) + " is out of range");
   return {ops::pad(x, pads, mode, value, c.name())};
+}
+
+void check_scales(LowerContext &c, const Tensor &x, const std::vector<double> &scales) {
+  for (int a = 2; a < 4; a++)
+    if (!std::isfinite(scales[a]) || scales[a] <= 0 || static_cast<double>(x.shape()[a]) * scales[a] > double(int64_t(1) << 24))
+      c.attr_fail("scale " + std::to_string(scales[a]) + " of axis " + std::to_string(a) + " must be positive, finite and not overflow");
 }
 
 LOWER(l_resize) {
@@ -597,6 +680,7 @@ LOWER(l_resize) {
     return {ops::resize(x, {sizes[2], sizes[3]}, mode, ctm, nm, c.name())};
   }
   if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) c.unsupported("scales on N or C (or no scales)");
+  check_scales(c, x, scales);
   return {ops::resize_scales(x, {scales[2], scales[3]}, mode, ctm, nm, c.name())};
 }
 
@@ -606,6 +690,7 @@ LOWER(l_upsample) {
   std::string mode = c.node().attr_s("mode", "nearest");
   std::vector<double> scales = c.opset() < 9 ? c.node().attr_floats("scales") : c.const_floats(1, "scales");
   if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) c.unsupported("scales on N or C");
+  check_scales(c, x, scales);
   return {ops::resize_scales(x, {scales[2], scales[3]}, mode, "asymmetric", "floor", c.name())};
 }
 
@@ -616,10 +701,11 @@ LOWER(l_constant_of_shape) {
   DType t = float32();
   auto it = c.node().attrs.find("value");
   if (it != c.node().attrs.end() && it->second.t) {
+    if (it->second.t->size() != 1) c.attr_fail("attribute 'value' must hold one element, it has " + std::to_string(it->second.t->size()));
     t = it->second.t->dtype();
     v = it->second.t->get(0);
   }
-  if (s.empty()) s = {};
+  c.check_shape(s, "output shape");
   Tensor r = compute(s, [&](const std::vector<Var> &) { return imm(v, t); }, c.name(), "",
                      ops::default_axis_names(static_cast<int>(s.size())));
   return {ops::annotate(r, "injective", {{"op", "ConstantOfShape"}})};
@@ -628,8 +714,13 @@ LOWER(l_constant_of_shape) {
 LOWER(l_range) {
   const NDArray *s = c.cdata(0), *l = c.cdata(1), *d = c.cdata(2);
   if (!s || !l || !d) c.fail("start, limit and delta must be constants");
+  if (s->size() != 1 || l->size() != 1 || d->size() != 1) c.shape_fail("start, limit and delta must be scalars");
   double st = s->get(0), li = l->get(0), de = d->get(0);
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((li - st) / de)));
+  double nf = std::ceil((li - st) / de);
+  if (!std::isfinite(st) || !std::isfinite(li) || !std::isfinite(de) || de == 0 || !(nf < double(kMaxDataElements)))
+    c.attr_fail("start " + std::to_string(st) + ", limit " + std::to_string(li) + ", delta " + std::to_string(de) +
+                " give no finite range of at most " + std::to_string(kMaxDataElements) + " elements");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(nf));
   if (n == 0) c.unsupported("empty Range");
   DType t = s->dtype();
   Tensor r = compute({n}, [&](const std::vector<Var> &i) {
@@ -642,7 +733,7 @@ LOWER(l_dropout) {
   if (c.node().outputs.size() > 1 && c.node().outputs[1] >= 0) c.unsupported("mask output");
   if (c.has(2)) {
     const NDArray *tm = c.cdata(2);
-    if (!tm || tm->get(0) != 0) c.unsupported("training_mode (random dropout)");
+    if (!tm || tm->size() != 1 || tm->get(0) != 0) c.unsupported("training_mode (random dropout)");
   }
   if (c.node().attr_i("is_test", 1) == 0 && c.opset() < 7) c.unsupported("training dropout");
   return l_identity(c);
@@ -760,21 +851,31 @@ OpPattern op_pattern(const std::string &op) {
 std::vector<Tensor> lower_node(LowerContext &ctx) {
   auto it = registry().find(ctx.node().op);
   if (it == registry().end()) ctx.fail("unsupported op type '" + ctx.node().op + "'");
+  std::vector<Tensor> outs;
   try {
-    return it->second.fn(ctx);
+    outs = it->second.fn(ctx);
   } catch (const ImportError &) {
     throw;
   } catch (const Error &e) {
     // ShapeError / AttributeError / DTypeError from te/ops: keep the type, add the node
-    std::string msg = ctx.node().op + " node '" + ctx.node().name + "' (opset " + std::to_string(ctx.opset()) + "): " + e.what();
+    std::string prefix = ctx.node().op + " node '" + ctx.node().name + "' (opset " + std::to_string(ctx.opset()) + "): ";
     std::string w = e.what();
+    std::string msg = w.compare(0, prefix.size(), prefix) == 0 ? w : prefix + w;  // LowerContext checks name the node already
     if (w.find("is empty") != std::string::npos || w.find("non-positive extent") != std::string::npos)
       throw ImportError(msg + " (unsupported: zero-size tensors)");
     if (dynamic_cast<const ShapeError *>(&e)) throw ShapeError(msg);
     if (dynamic_cast<const AttributeError *>(&e)) throw AttributeError(msg);
     if (dynamic_cast<const DTypeError *>(&e)) throw DTypeError(msg);
     throw ImportError(msg);
+  } catch (const std::bad_alloc &) {
+    ctx.fail("out of memory while lowering (malformed shapes or attributes?)");
+  } catch (const std::exception &e) {
+    // std::out_of_range / length_error from malformed attribute or constant contents
+    ctx.fail(std::string("malformed node: ") + e.what());
   }
+  for (size_t i = 0; i < outs.size(); i++)
+    if (outs[i].defined()) ctx.check_shape(outs[i].shape(), "output " + std::to_string(i) + " shape");
+  return outs;
 }
 
 }  // namespace relay

@@ -45,6 +45,21 @@ class LowerContext {
   /** Integer / float contents of constant input i; ImportError naming the input when it is not constant. */
   std::vector<int64_t> const_ints(int i, const std::string &what) const;
   std::vector<double> const_floats(int i, const std::string &what) const;
+  /** TE tensor of input i, which must have rank n (ShapeError naming the node and input otherwise). */
+  Tensor in_rank(int i, int n, const std::string &what) const;
+  /** TE tensor of input i, which must have rank >= n. */
+  Tensor in_min_rank(int i, int n, const std::string &what) const;
+  /**
+   * Integer-list attribute k (def when absent) that must hold n values (n < 0: any
+   * number) each >= min_value; AttributeError naming the node and attribute otherwise.
+   */
+  std::vector<int64_t> ints_attr(const std::string &k, const std::vector<int64_t> &def, int n, int64_t min_value) const;
+  /** ShapeError when a shape computed from the model has a negative / zero extent or too many elements. */
+  void check_shape(const Shape &s, const std::string &what) const;
+  /** ShapeError "<op> node '<name>' (opset N): msg". */
+  [[noreturn]] void shape_fail(const std::string &msg) const;
+  /** AttributeError "<op> node '<name>' (opset N): msg". */
+  [[noreturn]] void attr_fail(const std::string &msg) const;
   /** ImportError "<op> node '<name>' (opset N): msg". */
   [[noreturn]] void fail(const std::string &msg) const;
   /** ImportError for an unsupported variant; the message contains "unsupported". */
@@ -70,6 +85,13 @@ OpPattern op_pattern(const std::string &op);
  * or variants and for non-constant inputs that must be constant.
  */
 std::vector<Tensor> lower_node(LowerContext &ctx);
+
+/** Most elements a tensor shape of an imported model may have (larger shapes are rejected as malformed). */
+constexpr int64_t kMaxShapeElements = int64_t(1) << 32;
+/** Most elements of a tensor stored in the model file or built by constant folding. */
+constexpr int64_t kMaxDataElements = int64_t(1) << 28;
+/** Element count of s, or -1 when an extent is negative or the count exceeds limit (no overflow). */
+int64_t checked_num_elements(const Shape &s, int64_t limit);
 
 /** DType of an ONNX TensorProto.DataType code; ImportError for unsupported codes. */
 DType dtype_from_onnx(int code, const std::string &what);

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -31,6 +32,9 @@ NDArray tensor_from_proto(const onnx::TensorProto &t, const std::string &what) {
   Shape shape(t.dims().begin(), t.dims().end());
   for (auto d : shape)
     if (d < 0) throw ImportError("tensor '" + t.name() + "' (" + what + ") has a negative dimension");
+  if (checked_num_elements(shape, kMaxDataElements) < 0)
+    throw ImportError("tensor '" + t.name() + "' (" + what + ") has shape " + shape_str(shape) + " with more than " +
+                      std::to_string(kMaxDataElements) + " elements (malformed or unsupported)");
   NDArray a(shape, dt);
   int64_t n = a.size();
   auto bad = [&](const std::string &field, int64_t have) {
@@ -173,7 +177,25 @@ Graph import_onnx(const std::string &path, const ImportOptions &options) {
   return import_onnx_bytes(read_file(path), path, options);
 }
 
+namespace {
+Graph import_impl(const std::string &bytes, const std::string &source, const ImportOptions &options);
+}  // namespace
+
 Graph import_onnx_bytes(const std::string &bytes, const std::string &source, const ImportOptions &options) {
+  // Malformed files must end in a tetune::Error: convert what protobuf / the STL may raise.
+  try {
+    return import_impl(bytes, source, options);
+  } catch (const Error &) {
+    throw;
+  } catch (const std::bad_alloc &) {
+    throw ImportError("model '" + source + "': out of memory while importing (malformed tensor shapes or sizes?)");
+  } catch (const std::exception &e) {
+    throw ImportError("model '" + source + "' is malformed: " + e.what());
+  }
+}
+
+namespace {
+Graph import_impl(const std::string &bytes, const std::string &source, const ImportOptions &options) {
   if (bytes.empty()) throw ImportError("model file '" + source + "' is empty");
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
@@ -220,6 +242,9 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
       declared.push_back(dyn ? -1 : d.dim_value());
       dynamic.push_back(dyn);
     }
+    if (declared.size() > 16)
+      throw ShapeError("model '" + source + "': input '" + vi.name() + "' has rank " + std::to_string(declared.size()) +
+                       " (more than 16: malformed or unsupported)");
     Shape shape = declared;
     auto it = options.input_shapes.find(vi.name());
     if (it != options.input_shapes.end()) {
@@ -240,6 +265,10 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
                            "; give its shape (e.g. --input-shape " + vi.name() + "=1,3,48,320)");
       if (!tt.has_shape() && options.infer_shapes) throw ShapeError("input '" + vi.name() + "' has no declared shape; give its shape");
     }
+    if (std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; }) &&
+        checked_num_elements(shape, kMaxShapeElements) < 0)
+      throw ShapeError("model '" + source + "': input '" + vi.name() + "' has shape " + shape_str(shape) + " with more than " +
+                       std::to_string(kMaxShapeElements) + " elements");
     int v = g.add_value(vi.name(), shape, dt, true);
     g.values[v].is_input = true;
     g.inputs.push_back(v);
@@ -320,6 +349,7 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
   }
   return g;
 }
+}  // namespace
 
 }  // namespace relay
 }  // namespace tetune

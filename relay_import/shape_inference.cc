@@ -40,6 +40,9 @@ void infer_node(Graph &g, int id) {
     if (v >= 0 && !g.values[v].shape_known)
       throw ImportError(n.op + " node '" + n.name + "': shape of input '" + g.values[v].name + "' is unknown");
   if (n.op == "Shape" || n.op == "Size") {
+    if (n.inputs.size() != 1 || n.inputs[0] < 0 || n.outputs.size() != 1 || n.outputs[0] < 0)
+      throw ImportError(n.op + " node '" + n.name + "' (opset " + std::to_string(g.opset) + "): expected one input and one output, got " +
+                        std::to_string(n.inputs.size()) + " inputs and " + std::to_string(n.outputs.size()) + " outputs");
     for (int o : n.outputs) g.values[o].shape_known = true;
     return;  // always folded
   }

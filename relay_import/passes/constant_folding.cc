@@ -25,6 +25,8 @@ bool try_fold_node(Graph &g, int id, int64_t max_elements) {
   Node &n = g.nodes.at(id);
   if (n.dead) return false;
   if (n.op == "Shape" || n.op == "Size") {
+    if (n.inputs.size() != 1 || n.inputs[0] < 0 || n.outputs.size() != 1 || n.outputs[0] < 0)
+      throw ImportError(n.op + " node '" + n.name + "': expected one input and one output");
     const Value &x = g.values.at(n.inputs.at(0));
     if (!x.shape_known) return false;
     int r = static_cast<int>(x.shape.size());
@@ -57,13 +59,12 @@ bool try_fold_node(Graph &g, int id, int64_t max_elements) {
   for (int o : n.outputs) {
     if (o < 0) continue;
     if (!g.values[o].shape_known) return false;
-    int64_t e = 1;
-    for (auto d : g.values[o].shape) e *= d;
-    if (e > max_elements) return false;
+    if (checked_num_elements(g.values[o].shape, max_elements) < 0) return false;
   }
   // View ops: reshape the data directly.
   OpPattern p = op_pattern(n.op);
   if (p == OpPattern::View) {
+    if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty() || n.outputs[0] < 0) return false;
     const NDArray &in = *g.values[n.inputs[0]].data;
     set_const(g, n.outputs[0], in.reshaped(g.values[n.outputs[0]].shape));
     n.dead = true;
