@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "tests/autotune/gemm_task.h"
 #include "autotune/features/features.h"
 #include "codegen/kernel.h"
 
@@ -7,14 +8,7 @@ namespace tetune {
 namespace autotune {
 namespace {
 
-Task gemm_task(int n) {
-  Tensor A = placeholder({n, n}, float32(), "A");
-  Tensor B = placeholder({n, n}, float32(), "B");
-  IterVar k = reduce_axis(n, "k");
-  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
-                     "matmul", {"i", "j"});
-  return make_task("gemm", {C}, Target{}, 2);
-}
+using testing::gemm_task;
 
 TEST(Features, FixedLengthDeterministicAndDiscriminative) {
   Task t = gemm_task(64);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tests/autotune/gemm_task.h"
 #include "autotune/measure/measure.h"
 #include "autotune/measure/record_store.h"
 #include "autotune/tuner.h"
@@ -12,14 +13,7 @@ namespace tetune {
 namespace autotune {
 namespace {
 
-Task gemm_task(int n) {
-  Tensor A = placeholder({n, n}, float32(), "A");
-  Tensor B = placeholder({n, n}, float32(), "B");
-  IterVar k = reduce_axis(n, "k");
-  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
-                     "matmul", {"i", "j"});
-  return make_task("gemm" + std::to_string(n), {C}, Target{}, 1);
-}
+using testing::gemm_task;
 
 std::vector<Step> tiled(const Task &t) {
   Schedule s(t.outputs);

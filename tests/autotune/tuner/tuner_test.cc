@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "tests/autotune/gemm_task.h"
 #include "autotune/measure/record_store.h"
 #include "autotune/tuner.h"
 
@@ -13,14 +14,7 @@ namespace tetune {
 namespace autotune {
 namespace {
 
-Task gemm_task(int n) {
-  Tensor A = placeholder({n, n}, float32(), "A");
-  Tensor B = placeholder({n, n}, float32(), "B");
-  IterVar k = reduce_axis(n, "k");
-  Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
-                     "matmul", {"i", "j"});
-  return make_task("gemm" + std::to_string(n), {C}, Target{}, 1);
-}
+using testing::gemm_task;
 
 TuneOptions fast(const std::string &db, int trials) {
   TuneOptions o;
