@@ -185,21 +185,30 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
       continue;
     }
     stalls = 0;
-    std::vector<policy::Outcome> outs;
+    // One measure_batch call per batch, as tune() does: builds overlap, timing stays serial.
+    std::vector<const policy::PointInfo *> infos;
+    std::vector<MeasureInput> ins;
     for (const auto &p : batch) {
       const policy::PointInfo &info = guided ? cache.with_features(p) : cache.info(p);
-      auto tm = Clock::now();
+      infos.push_back(&info);
+      if (info.valid || info.steps.empty()) ins.push_back(MeasureInput{info.steps, ""});
+    }
+    auto tm = Clock::now();
+    std::vector<MeasureResult> measured_batch = measurer.measure_batch(ins);
+    double per_trial_s = batch.empty() ? 0 : since(tm) / static_cast<double>(batch.size());
+    std::vector<policy::Outcome> outs;
+    size_t next = 0;
+    for (size_t b = 0; b < batch.size(); b++) {
+      const policy::PointInfo &info = *infos[b];
       MeasureResult m;
       if (!info.valid && !info.steps.empty()) {
         m.error = ErrorCode::kCompileError;
         m.error_msg = info.error;
       } else {
-        MeasureInput in;
-        in.steps = info.steps;
-        m = measurer.measure(in);
+        m = measured_batch.at(next++);
       }
       Trial t;
-      t.wall_s = since(tm);
+      t.wall_s = per_trial_s;
       res.measure_s += t.wall_s;
       t.ok = m.ok();
       t.gflops = m.ok() ? m.gflops : 0;
@@ -210,7 +219,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
       res.best_gflops = std::max(res.best_gflops, t.gflops);
       res.trials.push_back(t);
       measured.insert(info.steps_key);
-      outs.push_back(policy::Outcome{p, m.ok(), t.gflops});
+      outs.push_back(policy::Outcome{batch[b], m.ok(), t.gflops});
       if (guided && info.has_features) {
         train_x.push_back(info.features);
         train_y.push_back(t.gflops);
