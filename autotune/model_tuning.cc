@@ -190,7 +190,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
       RecordStore db(opt.db_path, t.workload_key, t.name, description(t), std::max(1, t.threads));
-      Schedule s = relay::simple_cpu_schedule(t.outputs);
+      Schedule s = relay::simple_cpu_schedule(t.outputs, 8, t.threads);
       Measurer m(t, opt.measure);
       MeasureInput in;
       in.steps = s.trace();

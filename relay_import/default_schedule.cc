@@ -1,11 +1,34 @@
 #include "relay_import/default_schedule.h"
 
+#include <functional>
+
+#include "schedule/parallel_grain.h"
 #include "te/errors.h"
 
 namespace tetune {
 namespace relay {
 
-Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width) {
+namespace {
+bool has_select(const Expr &e) {
+  if (!e.defined()) return false;
+  if (e->kind == ExprKind::Select) return true;
+  for (const auto &a : e->args)
+    if (has_select(a)) return true;
+  return false;
+}
+
+bool read_by_reduction(const Schedule &s, const std::string &stage) {
+  for (const auto &st : s.stages())
+    if (st.is_reduction())
+      for (const auto &r : st.reads)
+        if (r == stage) return true;
+  return false;
+}
+
+constexpr int64_t kTasksPerThread = 16;
+}  // namespace
+
+Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width, int threads) {
   Schedule s(outputs);
   std::vector<std::string> names;
   for (const auto &st : s.stages()) names.push_back(st.name);
@@ -13,6 +36,7 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
   for (const auto &nm : names) {
     const StageInfo &st = s.stage(nm);
     if (st.is_output || st.is_reduction() || st.kind != StageInfo::Compute) continue;
+    if (has_select(st.tensor->body) && read_by_reduction(s, nm)) continue;
     try {
       s.compute_inline(nm);
     } catch (const ScheduleError &) {
@@ -27,9 +51,11 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     for (const auto &iv : st0.reduce_axes) red.push_back(iv.var.name());
     std::string inner = sp.back();
     int64_t inner_ext = st0.shape.back();
+    int width = inner_ext >= 4 * vector_width ? 2 * vector_width : vector_width;
+    int64_t max_tasks = kTasksPerThread * std::max(1, threads);
     try {
       if (inner_ext >= 2 * vector_width) {
-        auto [wo, wi] = s.split(nm, inner, vector_width, TailStrategy::GuardWithIf);
+        auto [wo, wi] = s.split(nm, inner, width, TailStrategy::GuardWithIf);
         if (!red.empty()) {
           std::vector<std::string> order(sp.begin(), sp.end() - 1);
           order.push_back(wo);
@@ -48,11 +74,12 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
       if (sp.size() >= 2) {
         std::string f = sp[0];
         for (size_t i = 1; i + 1 < sp.size(); i++) f = s.fuse(nm, f, sp[i]);
-        s.parallel(nm, f);
+        parallel_with_max_tasks(s, nm, f, max_tasks);
       } else if (inner_ext >= 4 * vector_width) {
         // 1-D: parallel over the outer part of the split
         const auto &leaves = s.stage(nm).leaves;
-        if (!leaves.empty() && !leaves[0].is_reduce && leaves[0].annotation.empty()) s.parallel(nm, leaves[0].name);
+        if (!leaves.empty() && !leaves[0].is_reduce && leaves[0].annotation.empty())
+          parallel_with_max_tasks(s, nm, leaves[0].name, max_tasks);
       }
     } catch (const ScheduleError &) {
     }

@@ -1,8 +1,13 @@
 // A simple CPU schedule for a fused group, used until a tuned schedule exists:
-// elementwise / injective intermediate stages are inlined, every remaining
-// stage is computed at root with its outer spatial axes fused and run in
-// parallel and its innermost spatial axis split by `vector_width` and
-// vectorized (reduce axes moved outside the vector lanes).
+// elementwise / injective intermediate stages are inlined, except a stage with
+// a select (a padding) read by a reduction: inlined there, its bounds test
+// would run once per tap of a convolution, so it is computed at root. Every
+// remaining stage is computed at root with its outer spatial axes fused and
+// run in parallel (at most 16 tasks per thread, see
+// schedule/parallel_grain.h) and its innermost spatial axis split by
+// `vector_width` (by 2 * vector_width when that axis is at least
+// 4 * vector_width long) and vectorized (reduce axes moved outside the
+// vector lanes).
 #pragma once
 
 #include <vector>
@@ -13,7 +18,7 @@
 namespace tetune {
 namespace relay {
 
-Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8);
+Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8, int threads = 1);
 
 }  // namespace relay
 }  // namespace tetune

@@ -67,7 +67,7 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
         stats->untuned_tasks.push_back(line);
       }
       if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
-      return simple_cpu_schedule(task.outputs);
+      return simple_cpu_schedule(task.outputs, 8, task.threads);
     };
     // The note names the full target key; one line per task says only what is missing.
     if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->path());

@@ -1,5 +1,7 @@
 #include "runtime/model.h"
 
+#include <chrono>
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -89,6 +91,8 @@ struct Model::Impl {
     int call, arg, input;
   };
   std::vector<Patch> patches;
+  bool profiling = false;
+  std::vector<double> call_ms;  // per call, last run (profiling only)
   int (*set_threads)(int) = nullptr;
   int (*copy_to_host)(void *, halide_buffer_t *) = nullptr;
   int (*device_free)(void *, halide_buffer_t *) = nullptr;
@@ -246,6 +250,19 @@ void Model::set_num_threads(int n) {
   impl_->set_threads(n);
 }
 
+void Model::set_profiling(bool on) {
+  impl_->profiling = on;
+  impl_->call_ms.assign(on ? impl_->calls.size() : 0, 0.0);
+}
+
+const std::vector<double> &Model::last_call_ms() const { return impl_->call_ms; }
+
+std::vector<std::string> Model::call_names() const {
+  std::vector<std::string> r;
+  for (const auto &c : impl_->calls) r.push_back(c.name + ":" + c.kernel);
+  return r;
+}
+
 std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
   const Plan &p = plan_;
   Impl &im = *impl_;
@@ -269,7 +286,10 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
       c.bufs[a].device_interface = nullptr;
     }
     g_halide_error.clear();
+    auto t0 = std::chrono::steady_clock::now();
     int rc = c.fn(c.argv.data());
+    if (im.profiling)
+      im.call_ms[&c - im.calls.data()] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0)
       throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") in " + dir_ + "/libmodel.so failed with Halide error " +
                          std::to_string(rc) + (g_halide_error.empty() ? std::string() : ": " + g_halide_error));

@@ -46,6 +46,16 @@ class Model {
   std::vector<NDArray> run(const std::vector<NDArray> &inputs);
   std::map<std::string, NDArray> run(const std::map<std::string, NDArray> &inputs);
 
+  /**
+   * Per-kernel timing: when on, run() records the wall time (ms) of each
+   * kernel call; last_call_ms()[i] belongs to call_names()[i] (the kernel
+   * groups in execution order, "group:kernel"). Off by default (it adds a
+   * clock read per kernel).
+   */
+  void set_profiling(bool on);
+  const std::vector<double> &last_call_ms() const;
+  std::vector<std::string> call_names() const;
+
   /** Bytes of the planned buffers / of the weights. */
   int64_t buffer_bytes() const;
   int64_t weights_bytes() const { return plan_.weights_bytes; }

@@ -28,7 +28,30 @@ void add_run_options(CLI::App *cmd, RunOptions &o) {
   cmd->add_option("--warmup", o.warmup, "untimed runs first (default 1)");
   cmd->add_option("--threads", o.threads, "Halide thread pool size (default: HL_NUM_THREADS or all cores)");
   cmd->add_flag("--json", o.json, "also print one JSON line with the timings");
+  cmd->add_option("--profile", o.profile, "print the N kernels with the largest median time over the timed runs (ms, share)");
 }
+
+namespace {
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Per-kernel medians over the timed runs, largest first.
+void print_profile(const std::vector<std::string> &names, const std::vector<std::vector<double>> &per_call, int top) {
+  std::vector<std::pair<double, size_t>> med;
+  double total = 0;
+  for (size_t i = 0; i < per_call.size(); i++) {
+    med.push_back({median_of(per_call[i]), i});
+    total += med.back().first;
+  }
+  std::sort(med.rbegin(), med.rend());
+  std::printf("profile: %zu kernel calls, sum of medians %.3f ms\n", med.size(), total);
+  for (int i = 0; i < top && i < static_cast<int>(med.size()); i++)
+    std::printf("  %8.3f ms %5.1f%%  %s\n", med[i].first, total > 0 ? 100 * med[i].first / total : 0.0, names[med[i].second].c_str());
+}
+}  // namespace
 
 void run_exported(const RunOptions &o) {
   double t0 = now_ms();
@@ -58,10 +81,16 @@ void run_exported(const RunOptions &o) {
   std::map<std::string, NDArray> out;
   for (int i = 0; i < std::max(1, o.warmup); i++) out = m->run(feeds);
   std::vector<double> ms;
+  std::vector<std::vector<double>> per_call;  // [call][run]
+  if (o.profile > 0) {
+    m->set_profiling(true);
+    per_call.resize(m->call_names().size());
+  }
   for (int i = 0; i < o.repeat; i++) {
     double a = now_ms();
     out = m->run(feeds);
     ms.push_back(now_ms() - a);
+    for (size_t c = 0; c < per_call.size(); c++) per_call[c].push_back(m->last_call_ms()[c]);
   }
   for (const auto &name : m->output_names()) {
     const NDArray &a = out[name];
@@ -83,6 +112,7 @@ void run_exported(const RunOptions &o) {
     std::printf("latency: median %.3f ms, min %.3f ms over %d runs (threads %s)\n", med, mn, o.repeat,
                 o.threads > 0 ? std::to_string(o.threads).c_str() : "default");
   }
+  if (o.profile > 0) print_profile(m->call_names(), per_call, o.profile);
   if (o.json)
     std::printf("{\"dir\":\"%s\",\"threads\":%d,\"repeat\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,\"load_ms\":%.2f}\n",
                 o.dir.c_str(), o.threads, o.repeat, med, mn, t1 - t0);

@@ -19,6 +19,7 @@ struct RunOptions {
   int warmup = 1;
   int threads = 0;  // 0 = Halide's default (HL_NUM_THREADS or the core count)
   bool json = false;  // one JSON line with the timings at the end
+  int profile = 0;    // > 0: print the N kernels with the largest median time
 };
 
 /** Adds the options of RunOptions to cmd (shared by both front ends). */

@@ -6,6 +6,9 @@
 //   "S.parallel"   how many outer loops (outermost first: S0 of every axis,
 //                  then S1, ...) are fused into the parallel loop; 0 = serial.
 //                  Clamped to the number of outer loops of the sketch.
+//   "S.par_grain"  tasks per thread of the parallel loop: a fused loop longer
+//                  than par_grain * threads is split and its outer part is
+//                  the parallel one (schedule/parallel_grain.h says why).
 //   "S.max_unroll" the R1 loops are unrolled from the innermost outwards while
 //                  the product of their extents stays <= max_unroll (0, 4, 16, 64).
 //   the vector width is the innermost tile level of the last spatial axis
@@ -13,6 +16,7 @@
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
+#include "schedule/parallel_grain.h"
 
 namespace tetune {
 namespace autotune {
@@ -30,8 +34,13 @@ void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s) {
     par.weights.push_back(k == 0 ? 0.5 : (k <= n_untiled + n_tiled ? 2.0 : 0.5));
   }
   s.choices.push_back(par);
+  add_par_grain_param(p.stage, s);
   s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".max_unroll", {0, 4, 16, 64}, {}});
   if (p.cache_write || !p.consumer.empty()) s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".at_level", {1, 2}, {}});
+}
+
+void add_par_grain_param(const std::string &stage, Sketch &s) {
+  s.choices.push_back(ChoiceSpec{stage, stage + ".par_grain", {4, 16, 64}, {1.0, 2.0, 1.0}});
 }
 
 int64_t leaf_extent(const Schedule &sch, const std::string &stage, const std::string &loop) {
@@ -48,9 +57,14 @@ void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> 
   n = std::max(1, std::min(n, fusible));
   std::string f = order[0];
   for (int k = 1; k < n; k++) f = in.sch.fuse(stage, f, order[k]);
-  in.sch.parallel(stage, f);
+  int64_t max_tasks = in.param(stage + ".par_grain", 16) * std::max(1, in.g.threads);
+  std::string par = parallel_with_max_tasks(in.sch, stage, f, max_tasks);
   order.erase(order.begin(), order.begin() + n);
   order.insert(order.begin(), f);
+  if (par != f) {  // split: the outer part runs in parallel, the inner one stays an outer (tile) loop
+    order[0] = par;
+    order.insert(order.begin() + 1, f + "_i");
+  }
 }
 
 void unroll_inner(Schedule &sch, const std::string &stage, const std::vector<std::string> &loops, int64_t max_unroll) {

@@ -8,6 +8,7 @@
 // Parameters of a simple stage S:
 //   "S.vec"      vector width (1 = none): a divisor of the last extent or a power of two <= 16
 //   "S.parallel" number of outer spatial loops fused into the parallel loop (0 = serial)
+//   "S.par_grain" parallel tasks per thread (rule_parallel_vectorize_unroll.cc)
 //   "S.unroll"   inner split of the innermost reduce axis that is unrolled (1 = none)
 //   "S.loc", "S.at" compute location of a non-output stage (rule_inline.cc)
 #include <algorithm>
@@ -60,6 +61,7 @@ void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
       c.weights.push_back(k == 0 ? 0.5 : 1.0);
     }
     s.choices.push_back(c);
+    add_par_grain_param(p.stage, s);
   }
   if (st.is_reduction() && st.reduce_axes.back().extent > 1) {
     ChoiceSpec c{p.stage, p.stage + ".unroll", {}, {}};

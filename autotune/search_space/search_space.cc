@@ -132,6 +132,7 @@ SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
   impl_->task = task;
   if (task.outputs.empty()) throw Error("search space: task '" + task.name + "' has no outputs");
   impl_->graph = analyze(task.outputs);
+  impl_->graph.threads = task.threads;
   impl_->sketches = generate_sketches(impl_->graph);
   if (impl_->sketches.empty()) throw Error("search space: no sketch rule applies to task '" + task.name + "'");
 }

@@ -32,6 +32,7 @@ struct Graph {
   std::map<std::string, int> index;                              // stage name -> position in stages
   std::map<std::string, std::vector<std::string>> consumers;     // stage -> stages reading it (stage order)
   const StageInfo &stage(const std::string &name) const { return stages.at(index.at(name)); }
+  int threads = 1;  // the task's worker threads (bounds the tasks of a parallel loop)
 };
 Graph analyze(const std::vector<Tensor> &outputs);
 
@@ -179,10 +180,14 @@ bool place_stage(Inst &in, const StagePlan &p, bool &inlined);  // rule_inline.c
 std::string resolve_consumer(const Inst &in, const std::string &stage);
 
 // Annotation helpers (rule_parallel_vectorize_unroll.cc).
+/** Adds the choice "stage.par_grain" (parallel tasks per thread) to s. */
+void add_par_grain_param(const std::string &stage, Sketch &s);
 /**
  * Fuses the first n names of `order` (adjacent leaves) and marks the result
- * parallel; updates order. Loops with a split tail are not fused (the fused
- * loop would lose the guard): fusion stops before the first of them.
+ * parallel, split to at most par_grain * threads tasks; updates order (a
+ * split puts the parallel outer loop and then the inner loop in place of the
+ * fused names). Loops with a split tail are not fused (the fused loop would
+ * lose the guard): fusion stops before the first of them.
  */
 void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n);
 /** Unrolls the given loops from the innermost outwards while the product of extents <= max_unroll. */

@@ -289,7 +289,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
       Schedule s = o.compile.schedule_for ? o.compile.schedule_for(grp.task)
                    : gpu                  ? gpu_simple_schedule(grp.te_outputs)
                    : o.compile.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : simple_cpu_schedule(grp.te_outputs);
+                                                      : simple_cpu_schedule(grp.te_outputs, 8, o.compile.threads);
       if (s.inputs().size() != grp.input_values.size())
         throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
                     std::to_string(grp.input_values.size()));
