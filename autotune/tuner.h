@@ -46,8 +46,8 @@ struct TuneOptions {
   bool resume = false;
   uint64_t seed = 0;
   double epsilon = 0.1;
-  int population = 64;
-  int generations = 3;
+  int population = 128;                  // cheap: features come from the schedule state (features/schedule_nest.h)
+  int generations = 4;
   MeasureOptions measure;
   std::string op_name;                   // workload row's op name ("" = task.name)
   std::string tuner_version = "tetune-tuner/1";

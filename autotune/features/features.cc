@@ -7,6 +7,7 @@
 
 #include <Halide.h>
 
+#include "autotune/features/schedule_nest.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
 #include "te/errors.h"
@@ -216,6 +217,10 @@ LoopNest lower_loop_nest(const Schedule &s, const Task &task) {
 }
 
 std::vector<float> schedule_features(const Schedule &s, const Task &task) {
+  return loop_nest_features(schedule_loop_nest(s, task), task, &s);
+}
+
+std::vector<float> lowered_schedule_features(const Schedule &s, const Task &task) {
   return loop_nest_features(lower_loop_nest(s, task), task, &s);
 }
 

@@ -1,11 +1,12 @@
 // Cost-model features of a schedule candidate, from its lowered loop nest, in
 // the spirit of Ansor's per-store features (Zheng et al., OSDI 2020, 5.2).
 //
-// Lowering: schedule_features() lowers the schedule to Halide IR with
+// Loop nests: schedule_features() builds the nest from the schedule state
+// (schedule_nest.h, microseconds; what search and training use).
+// lowered_schedule_features() lowers the schedule to Halide IR with
 // codegen::lower + Pipeline::compile_to_module (no LLVM code generation, no
-// JIT; a few milliseconds for a GEMM) and reads the LoopNest. Features of a
-// built Kernel (Kernel::loop_nest()) are identical: loop_nest_features() takes
-// either.
+// JIT; 20-50 ms for a convolution) and reads the LoopNest Halide made;
+// features of a built Kernel (Kernel::loop_nest()) equal those.
 //
 // Per access (every load and store of the lowered code) we compute the
 // kAccessFeatures values below; the fixed-length row is then
@@ -93,8 +94,11 @@ const std::vector<std::string> &feature_names();
 /** Features of a lowered loop nest; task gives tensor sizes and thread count; s (optional) the "s.*" features. */
 std::vector<float> loop_nest_features(const LoopNest &nest, const Task &task, const Schedule *s = nullptr);
 
-/** Lowers s without JIT and returns loop_nest_features. Raises CodegenError when Halide rejects s. */
+/** loop_nest_features of the nest built from the schedule state (schedule_nest.h). */
 std::vector<float> schedule_features(const Schedule &s, const Task &task);
+
+/** Lowers s without JIT and returns loop_nest_features. Raises CodegenError when Halide rejects s. */
+std::vector<float> lowered_schedule_features(const Schedule &s, const Task &task);
 
 /** The lowered loop nest alone (no JIT). Raises CodegenError. */
 LoopNest lower_loop_nest(const Schedule &s, const Task &task);
