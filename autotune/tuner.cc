@@ -48,8 +48,11 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   TuneResult res;
 
   std::string desc = "{\"name\": \"" + json_escape(task.name) + "\", \"flops\": " + std::to_string(task.flops) + "}";
-  RecordStore db(opt.db_path, task.workload_key, opt.op_name.empty() ? task.name : opt.op_name, desc,
-                 std::max(1, task.threads));
+  std::unique_ptr<RemoteMeasurer> remote;
+  if (opt.remote) remote = std::make_unique<RemoteMeasurer>(task, opt.measure, *opt.remote);
+  const std::string op_name = opt.op_name.empty() ? task.name : opt.op_name;
+  RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info())
+                          : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads));
   res.target_key = db.target_key();
   auto space = policy::make_space(opt.space.empty() ? policy::default_space_name() : opt.space, task);
   policy::PointCache cache(task, *space);
@@ -138,7 +141,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
         ins.push_back(std::move(in));
         where.push_back(b);
       }
-      std::vector<MeasureResult> got = measurer.measure_batch(ins);
+      std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
       for (size_t k = 0; k < got.size(); k++) results[where[k]] = std::move(got[k]);
       res.measure_s += since(tm);
     }

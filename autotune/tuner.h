@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
+#include "autotune/remote/remote_measure.h"
 #include "autotune/task.h"
 
 namespace tetune {
@@ -49,6 +50,8 @@ struct TuneOptions {
   int population = 128;                  // cheap: features come from the schedule state (features/schedule_nest.h)
   int generations = 4;
   MeasureOptions measure;
+  /** Measure on another machine (autotune/remote/remote_measure.h); records go under that machine's target. */
+  std::optional<RemoteOptions> remote;
   std::string op_name;                   // workload row's op name ("" = task.name)
   std::string tuner_version = "tetune-tuner/1";
   std::function<void(const TuneProgress &)> progress;

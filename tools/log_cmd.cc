@@ -16,6 +16,7 @@ struct LogArgs {
   std::string db, workload, target, file;
   int k = 1;
   bool only_valid = false;
+  int top = 0;
 };
 
 tuning_log::TuningLog open_db(const LogArgs &a) {
@@ -53,6 +54,7 @@ void export_records(const LogArgs &a) {
   if (!a.workload.empty()) f.workload_key = a.workload;
   if (!a.target.empty()) f.target_key = a.target;
   f.only_valid = a.only_valid;
+  if (a.top > 0) f.top = a.top;
   int64_t n;
   if (a.file.empty() || a.file == "-") {
     n = db.export_jsonl(std::cout, f);
@@ -90,6 +92,8 @@ void add_log_command(CLI::App &app) {
   e->add_option("--workload", args->workload, "only this workload");
   e->add_option("--target", args->target, "only this target key");
   e->add_flag("--only-valid", args->only_valid, "only error-free records");
+  e->add_option("--top", args->top, "only the N fastest valid records of each workload and target (a compact log to ship)")
+      ->check(CLI::PositiveNumber);
   e->callback([args] { export_records(*args); });
   auto *i = cmd->add_subcommand("import", "read JSON lines (idempotent; a malformed line imports nothing)");
   i->add_option("file", args->file, "JSON lines file")->required();

@@ -155,6 +155,7 @@ void add_tune_op_command(CLI::App &app) {
     std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb";
     int trials = 64, threads = 2, batch = 16;
     bool resume = false, no_library = false;
+    std::string remote_command, runner;
     uint64_t seed = 0;
     double timeout = 20;
   };

@@ -434,16 +434,24 @@ std::vector<WorkloadSummary> TuningLog::list_workloads() const {
 
 int64_t TuningLog::export_jsonl(std::ostream &out,
                                 const ExportFilter &filter) const {
+  if (filter.top && *filter.top <= 0)
+    throw TuningLogError("tuning log '" + path_ + "': export top must be positive, got " + std::to_string(*filter.top));
+  // rank = position of a valid record by median within its (workload, target)
   std::string sql = std::string("SELECT ") + kRecordColumns +
-                    " FROM records WHERE (?1 IS NULL OR workload_key = ?1) "
+                    " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key "
+                    "ORDER BY error_code != 0, median_ms, id) AS rank FROM records) "
+                    "WHERE (?1 IS NULL OR workload_key = ?1) "
                     "AND (?2 IS NULL OR target_key = ?2) "
-                    "AND (?3 = 0 OR error_code = 0) ORDER BY id";
+                    "AND (?3 = 0 OR error_code = 0) "
+                    "AND (?4 IS NULL OR (error_code = 0 AND rank <= ?4)) ORDER BY id";
   Statement st(handle(), path_, sql.c_str());
   if (filter.workload_key) st.bind(1, *filter.workload_key);
   else st.bind_null(1);
   if (filter.target_key) st.bind(2, *filter.target_key);
   else st.bind_null(2);
   st.bind(3, filter.only_valid ? 1 : 0);
+  if (filter.top) st.bind(4, static_cast<int64_t>(*filter.top));
+  else st.bind_null(4);
 
   std::map<std::string, std::optional<WorkloadInfo>> workloads;
   std::map<std::string, std::optional<TargetInfo>> targets;

@@ -46,6 +46,8 @@ struct ExportFilter {
   std::optional<std::string> workload_key;
   std::optional<std::string> target_key;
   bool only_valid = false;  ///< only records with error_code == 0
+  /// only the `top` fastest valid records of each (workload, target) (> 0; unset = all)
+  std::optional<int> top;
 };
 
 /** RAII handle on one tuning-log database (non-copyable, movable). */

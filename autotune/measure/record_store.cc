@@ -27,10 +27,13 @@ struct RecordStore::Impl {
 
 RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
                          const std::string &description_json, int threads)
+    : RecordStore(db_path, workload_key, op_name, description_json, tuning_log::host_target_info(std::max(1, threads))) {}
+
+RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
+                         const std::string &description_json, const tuning_log::TargetInfo &t)
     : workload_key_(workload_key) {
   path_ = db_path.empty() ? tuning_log::TuningLog::default_path() : db_path;
   impl_.reset(new Impl{tuning_log::TuningLog::open(path_)});
-  tuning_log::TargetInfo t = tuning_log::host_target_info(std::max(1, threads));
   target_key_ = t.key();
   impl_->db.upsert_workload({workload_key, op_name, description_json});
   impl_->db.upsert_target(t);

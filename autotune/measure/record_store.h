@@ -7,6 +7,8 @@
 // tetune::tuning_log::ErrorCode value for value (checked by static_assert).
 #pragma once
 
+#include "tuning_logs/target_info.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +54,9 @@ class RecordStore {
   /** Opens db_path (default path when empty), upserts the workload and the host target with `threads`. */
   RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
               const std::string &description_json, int threads);
+  /** Same, for records measured on another machine (autotune/remote): upserts `target`. */
+  RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
+              const std::string &description_json, const tuning_log::TargetInfo &target);
   ~RecordStore();
   /** Commits one record (durable on return); returns its id. Timestamp filled in when 0. */
   int64_t add(StoredRecord r);

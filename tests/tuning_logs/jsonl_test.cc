@@ -1,3 +1,4 @@
+#include <map>
 #include "tuning_logs/jsonl.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,30 @@ TEST(JsonlTest, ExportFilter) {
   EXPECT_EQ(log.export_jsonl(s1, {std::string("wl_a"), std::nullopt, false}), 5);
   EXPECT_EQ(log.export_jsonl(s2, {std::string("wl_a"), std::nullopt, true}), 4);
   EXPECT_EQ(log.export_jsonl(s3, {std::nullopt, cpu_target(16).key(), false}), 4);
+}
+
+TEST(JsonlTest, ExportTopKeepsTheFastestValidRecordsPerWorkloadAndTarget) {
+  std::string dir = make_temp_dir();
+  TuningLog log = TuningLog::open(dir + "/top.db");
+  fill(log);  // wl_a/t8: 1, 2, 3, 4 ms; wl_b/t16: 0.3, 0.6, 0.9 ms; wl_a/t16: one failed record
+  ExportFilter f;
+  f.top = 2;
+  std::stringstream out;
+  EXPECT_EQ(log.export_jsonl(out, f), 4);
+  TuningLog dst = TuningLog::open(dir + "/dst.db");
+  std::istringstream in(out.str());
+  EXPECT_EQ(dst.import_jsonl(in), 4);
+  std::map<std::pair<std::string, std::string>, WorkloadSummary> rows;
+  for (const auto &w : dst.list_workloads()) rows[{w.workload_key, w.target_key}] = w;
+  auto a8 = rows.at({"wl_a", cpu_target(8).key()}), b16 = rows.at({"wl_b", cpu_target(16).key()});
+  EXPECT_EQ(a8.num_records, 2);
+  EXPECT_NEAR(*a8.best_median_ms, 1.0, 1e-12);
+  EXPECT_EQ(b16.num_records, 2);
+  EXPECT_NEAR(*b16.best_median_ms, 0.3, 1e-12);
+  EXPECT_FALSE(rows.count({"wl_a", cpu_target(16).key()}));  // only a failed record there
+  f.top = 0;
+  std::stringstream ignored;
+  EXPECT_THROW(log.export_jsonl(ignored, f), TuningLogError);
 }
 
 TEST(JsonlTest, DuplicateLinesInOneImportAreSkipped) {

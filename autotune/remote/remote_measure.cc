@@ -1,0 +1,257 @@
+#include "autotune/remote/remote_measure.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/kernel.h"
+#include "codegen/kernel_library.h"
+#include "runtime/io.h"
+#include "schedule/trace.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool is_file(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw MeasureError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string replace_all(std::string s, const std::string &from, const std::string &to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+MeasureResult failed(ErrorCode code, const std::string &msg) {
+  MeasureResult r;
+  r.error = code;
+  r.error_msg = msg;
+  r.median_ms = std::numeric_limits<double>::infinity();
+  return r;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? std::numeric_limits<double>::infinity() : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+}  // namespace
+
+std::string find_measure_runner(const std::string &configured) {
+  if (!configured.empty()) return configured;
+  if (const char *e = std::getenv("TETUNE_MEASURE_RUNNER")) return e;
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    std::string self(buf, static_cast<size_t>(n));
+    std::string dir = self.substr(0, self.rfind('/'));
+    for (const char *rel : {"/tetune_measure_runner", "/../runtime/tetune_measure_runner", "/../../runtime/tetune_measure_runner"})
+      if (is_file(dir + rel)) return dir + rel;
+  }
+  std::string out;
+  if (run_shell("command -v tetune_measure_runner", &out) == 0 && !out.empty()) return out.substr(0, out.find('\n'));
+  return "";
+}
+
+struct RemoteMeasurer::Impl {
+  Task task;
+  MeasureOptions opt;
+  RemoteOptions remote;
+  std::string runner, root;
+  bool own_root = false;
+  int batches = 0;
+  std::unique_ptr<Measurer> reference;  // host CPU: inputs + reference outputs
+  tuning_log::TargetInfo target;
+  std::string device;
+
+  // A fresh batch directory with a build/ subdirectory.
+  std::string new_batch_dir() {
+    std::string dir = root + "/batch_" + std::to_string(batches++);
+    if (::mkdir(dir.c_str(), 0755) != 0 || ::mkdir((dir + "/build").c_str(), 0755) != 0)
+      throw MeasureError("remote measurement: cannot create '" + dir + "/build': " + std::strerror(errno));
+    return dir;
+  }
+
+  // Links the compiled kernels of dir/build into a batch, runs the command, returns the parsed results.json.
+  nlohmann::json run(const std::string &dir, const std::vector<LibraryKernel> &lib, bool with_data) {
+    std::string build = dir + "/build";
+    compile_runtime(build + "/halide_runtime.o", task.target);
+    link_kernel_library(lib, build + "/halide_runtime.o", build, dir + "/batch.so");
+    nlohmann::json b = {{"format", "tetune-measure-batch-1"},
+                        {"library", "batch.so"},
+                        {"gpu", task.target.is_gpu()},
+                        {"threads", std::max(1, task.threads)},
+                        {"warmup", opt.warmup},
+                        {"repeat", opt.repeat},
+                        {"min_repeat_ms", opt.min_repeat_ms},
+                        {"max_number", opt.max_number},
+                        {"tolerance", opt.rtol + opt.atol},
+                        {"timeout_s", opt.timeout_s},
+                        {"inputs", nlohmann::json::array()},
+                        {"references", nlohmann::json::array()},
+                        {"kernels", nlohmann::json::array()}};
+    if (with_data) {
+      const auto &ref = reference->reference();
+      for (size_t i = 0; i < reference->inputs().size(); i++) {
+        rt::write_npy_file(dir + "/in_" + std::to_string(i) + ".npy", reference->inputs()[i]);
+        b["inputs"].push_back("in_" + std::to_string(i) + ".npy");
+      }
+      for (size_t i = 0; i < ref.size(); i++) {
+        rt::write_npy_file(dir + "/ref_" + std::to_string(i) + ".npy", ref[i]);
+        b["references"].push_back("ref_" + std::to_string(i) + ".npy");
+      }
+    }
+    for (const auto &k : lib) b["kernels"].push_back(k.name);
+    {
+      std::ofstream f(dir + "/batch.json");
+      f << b.dump(1) << "\n";
+      if (!f) throw MeasureError("remote measurement: cannot write '" + dir + "/batch.json'");
+    }
+    std::string cmd = replace_all(replace_all(remote.command, "{dir}", shell_quote(dir)), "{runner}", shell_quote(runner));
+    std::string out;
+    int rc = run_shell(cmd, &out);
+    std::string results_path = dir + "/results.json";
+    if (rc != 0 || !is_file(results_path))
+      throw MeasureError("remote measurement: `" + cmd + "` " +
+                         (rc != 0 ? "exited with status " + std::to_string(rc) : std::string("left no results.json")) +
+                         ":\n" + out.substr(0, 4000));
+    nlohmann::json r;
+    try {
+      r = nlohmann::json::parse(slurp(results_path));
+      if (r.at("format").get<std::string>() != "tetune-measure-results-1") throw MeasureError(results_path + ": unknown format");
+      r.at("results");
+    } catch (const nlohmann::json::exception &e) {
+      throw MeasureError(results_path + ": malformed results: " + e.what());
+    }
+    if (!remote.keep) run_shell("rm -rf " + shell_quote(dir), &out);
+    return r;
+  }
+};
+
+RemoteMeasurer::RemoteMeasurer(const Task &task, const MeasureOptions &options, const RemoteOptions &remote)
+    : impl_(new Impl) {
+  Impl &im = *impl_;
+  im.task = task;
+  im.opt = options;
+  im.remote = remote;
+  im.runner = find_measure_runner(remote.runner);
+  if (im.runner.empty() && remote.command.find("{runner}") != std::string::npos)
+    throw MeasureError("remote measurement: tetune_measure_runner not found (set RemoteOptions::runner or $TETUNE_MEASURE_RUNNER)");
+  if (remote.work_dir.empty()) {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/tetune_remote_XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) throw MeasureError("remote measurement: cannot create a directory from " + tmpl);
+    im.root = buf.data();
+    im.own_root = true;
+  } else {
+    im.root = remote.work_dir;
+    ::mkdir(im.root.c_str(), 0755);
+  }
+  Task host = task;
+  host.target = Target{};  // the reference runs on this machine's CPU
+  im.reference = std::make_unique<Measurer>(host, options);
+  try {
+    nlohmann::json probe = im.run(im.new_batch_dir(), {}, false);
+    im.device = probe.value("device", std::string());
+    im.target = tuning_log::target_info_from_cpuinfo(probe.value("cpuinfo", std::string()), std::max(1, task.threads),
+                                                     tuning_log::kDefaultLibraryVersions);
+  } catch (const CodegenError &e) {
+    throw MeasureError(std::string("remote measurement: building the probe batch failed: ") + e.what());
+  }
+  if (task.target.is_gpu()) {
+    im.target.kind = "cuda";
+    im.target.device = im.device;
+  }
+}
+
+RemoteMeasurer::~RemoteMeasurer() {
+  if (impl_ && impl_->own_root && !impl_->remote.keep) {
+    std::string out;
+    run_shell("rm -rf " + shell_quote(impl_->root), &out);
+  }
+}
+
+const tuning_log::TargetInfo &RemoteMeasurer::target_info() const { return impl_->target; }
+const std::string &RemoteMeasurer::device() const { return impl_->device; }
+
+std::vector<MeasureResult> RemoteMeasurer::measure_batch(const std::vector<MeasureInput> &ins) {
+  Impl &im = *impl_;
+  auto t0 = Clock::now();
+  std::vector<MeasureResult> res(ins.size());
+  std::vector<LibraryKernel> kernels;
+  std::vector<size_t> where;
+  std::string dir = im.new_batch_dir();
+  int nargs = static_cast<int>(im.task.inputs().size() + im.task.outputs.size());
+  for (size_t i = 0; i < ins.size(); i++) {  // one object per candidate: a bad schedule fails alone
+    try {
+      Schedule s = replay(im.task.outputs, ins[i].steps);
+      std::string name = "c" + std::to_string(i), obj = dir + "/build/" + name;
+      compile_object(s, obj, name, im.task.target, /*no_runtime=*/true);
+      kernels.push_back({name, nargs, obj + ".o"});
+      where.push_back(i);
+    } catch (const ScheduleError &e) {
+      res[i] = failed(ErrorCode::kInvalidSchedule, e.what());
+    } catch (const CodegenError &e) {
+      res[i] = failed(ErrorCode::kCompileError, e.what());
+    }
+  }
+  if (!kernels.empty()) {
+    nlohmann::json r = im.run(dir, kernels, true);
+    std::map<std::string, const nlohmann::json *> by_kernel;
+    for (const auto &x : r.at("results")) by_kernel[x.value("kernel", std::string())] = &x;
+    for (size_t k = 0; k < kernels.size(); k++) {
+      MeasureResult &m = res[where[k]];
+      auto it = by_kernel.find(kernels[k].name);
+      if (it == by_kernel.end()) {
+        m = failed(ErrorCode::kUnknown, "remote measurement: no result for kernel " + kernels[k].name);
+        continue;
+      }
+      const nlohmann::json &x = *it->second;
+      int code = x.value("error_code", static_cast<int>(ErrorCode::kUnknown));
+      m.error = static_cast<ErrorCode>(code);
+      m.error_msg = x.value("error_msg", std::string());
+      if (x.contains("costs_ms"))
+        for (const auto &c : x.at("costs_ms")) m.costs_ms.push_back(c.get<double>());
+      if (m.error == ErrorCode::kNoError && m.costs_ms.empty()) m = failed(ErrorCode::kUnknown, "remote measurement: no costs");
+      m.median_ms = m.ok() ? median(m.costs_ms) : std::numeric_limits<double>::infinity();
+      m.gflops = m.ok() && m.median_ms > 0 ? im.task.flops / (m.median_ms * 1e6) : 0;
+    }
+  }
+  if (kernels.empty() && !im.remote.keep) {
+    std::string out;
+    run_shell("rm -rf " + shell_quote(dir), &out);
+  }
+  double wall = seconds_since(t0);
+  for (auto &m : res) m.wall_s = wall / std::max<size_t>(1, ins.size());
+  return res;
+}
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,348 @@
+#include "runtime/measure_runner.h"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <halide14/HalideRuntime.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/io.h"
+#include "runtime/plan.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace rt {
+
+namespace {
+
+// Error codes of tuning_logs/error_code.h.
+constexpr int kNoError = 0, kRuntimeError = 2, kTimeout = 3, kWrongAnswer = 4, kCrash = 5, kUnknown = 7;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string slurp(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ParseError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Batch {
+  std::string dir, library;
+  bool gpu = false;
+  int threads = 1, warmup = 1, repeat = 3, max_number = 1000;
+  double min_repeat_ms = 20, tolerance = 1e-3, timeout_s = 20;
+  std::vector<NDArray> inputs, references;
+  std::vector<std::string> kernels;
+};
+
+Batch read_batch(const std::string &dir) {
+  const std::string path = dir + "/batch.json";
+  Batch b;
+  b.dir = dir;
+  try {
+    auto j = nlohmann::json::parse(slurp(path));
+    if (j.at("format").get<std::string>() != "tetune-measure-batch-1")
+      throw ParseError(path + ": format '" + j.at("format").get<std::string>() + "', expected 'tetune-measure-batch-1'");
+    b.library = dir + "/" + j.at("library").get<std::string>();
+    b.gpu = j.value("gpu", false);
+    b.threads = j.value("threads", 1);
+    b.warmup = j.value("warmup", 1);
+    b.repeat = std::max(1, j.value("repeat", 3));
+    b.max_number = std::max(1, j.value("max_number", 1000));
+    b.min_repeat_ms = j.value("min_repeat_ms", 20.0);
+    b.tolerance = j.at("tolerance").get<double>();
+    b.timeout_s = j.value("timeout_s", 20.0);
+    for (const auto &f : j.at("inputs")) b.inputs.push_back(read_npy_file(dir + "/" + f.get<std::string>()));
+    for (const auto &f : j.at("references")) b.references.push_back(read_npy_file(dir + "/" + f.get<std::string>()));
+    for (const auto &k : j.at("kernels")) b.kernels.push_back(k.get<std::string>());
+  } catch (const nlohmann::json::exception &e) {
+    throw ParseError(path + ": malformed batch description: " + e.what());
+  }
+  return b;
+}
+
+halide_type_t halide_type(const DType &t) {
+  switch (t.code) {
+    case DType::Int: return halide_type_t(halide_type_int, t.bits);
+    case DType::UInt: return halide_type_t(halide_type_uint, t.bits);
+    case DType::Float: return halide_type_t(halide_type_float, t.bits);
+    case DType::BFloat: return halide_type_t(halide_type_bfloat, t.bits);
+    default: return halide_type_t(halide_type_uint, 1);
+  }
+}
+
+// A halide_buffer_t over an NDArray's memory (dimension 0 = the last axis).
+struct Buffer {
+  halide_buffer_t buf{};
+  std::vector<halide_dimension_t> dims;
+  explicit Buffer(NDArray &a) {
+    int nd = static_cast<int>(a.shape().size());
+    dims.resize(std::max(nd, 1));
+    int64_t stride = 1;
+    for (int i = 0; i < nd; i++) {
+      int64_t ext = a.shape()[nd - 1 - i];
+      dims[i] = halide_dimension_t(0, static_cast<int32_t>(ext), static_cast<int32_t>(stride));
+      stride *= ext;
+    }
+    buf.type = halide_type(a.dtype());
+    buf.dimensions = nd;
+    buf.dim = dims.data();
+    buf.host = static_cast<uint8_t *>(a.raw());
+  }
+};
+
+double scaled_error(const NDArray &out, const NDArray &ref) {
+  double scale = 0, worst = 0;
+  for (int64_t i = 0; i < ref.size(); i++) scale = std::max(scale, std::fabs(ref.get(i)));
+  for (int64_t i = 0; i < ref.size(); i++) {
+    double d = std::fabs(out.get(i) - ref.get(i));
+    if (std::isnan(d)) return d;
+    worst = std::max(worst, d);
+  }
+  return worst / std::max(scale, 1e-30);
+}
+
+thread_local std::string g_error;
+void record_error(void *, const char *msg) {
+  if (!g_error.empty()) g_error += "; ";
+  g_error += msg ? msg : "(no message)";
+  while (!g_error.empty() && g_error.back() == '\n') g_error.pop_back();
+}
+
+// The child's work: a JSON result for one kernel.
+nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
+  nlohmann::json r = {{"kernel", kernel}, {"error_code", kNoError}, {"error_msg", ""}, {"costs_ms", nlohmann::json::array()}};
+  const char *fault = std::getenv("TETUNE_RUNNER_FAULT");
+  if (fault && std::string(fault) == "segfault:" + kernel) {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
+  if (fault && std::string(fault) == "hang:" + kernel)
+    for (;;) pause();
+  void *dl = dlopen(b.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!dl) throw RuntimeError(b.library + ": cannot load: " + dlerror());
+  auto *abi = static_cast<const char *>(dlsym(dl, kAbiSymbol));
+  auto *table = static_cast<const KernelEntry *>(dlsym(dl, kKernelTableSymbol));
+  auto *count = static_cast<const int *>(dlsym(dl, kKernelCountSymbol));
+  if (!abi || !table || !count || std::strcmp(abi, kAbiTag) != 0) throw RuntimeError(b.library + ": not a tetune kernel library");
+  const KernelEntry *entry = nullptr;
+  for (int i = 0; i < *count; i++)
+    if (kernel == table[i].name) entry = &table[i];
+  if (!entry) throw RuntimeError(b.library + ": no kernel '" + kernel + "'");
+  size_t nargs = b.inputs.size() + b.references.size();
+  if (entry->num_args != static_cast<int>(nargs))
+    throw RuntimeError("kernel " + kernel + " takes " + std::to_string(entry->num_args) + " buffers, the batch has " +
+                       std::to_string(nargs));
+  using ErrorHandler = void (*)(void *, const char *);
+  if (auto set = reinterpret_cast<ErrorHandler (*)(ErrorHandler)>(dlsym(dl, "halide_set_error_handler"))) set(record_error);
+  if (auto threads = reinterpret_cast<int (*)(int)>(dlsym(dl, "halide_set_num_threads"))) threads(std::max(1, b.threads));
+  auto copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(dl, "halide_copy_to_host"));
+  auto device_sync = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(dl, "halide_device_sync"));
+  if (b.gpu && (!copy_to_host || !device_sync)) throw RuntimeError(b.library + ": a GPU batch without halide_copy_to_host / halide_device_sync");
+
+  std::vector<NDArray> outs;
+  for (const auto &ref : b.references) outs.emplace_back(ref.shape(), ref.dtype());
+  std::vector<Buffer> bufs;
+  bufs.reserve(nargs);
+  for (auto &a : b.inputs) bufs.emplace_back(a);
+  for (auto &a : outs) bufs.emplace_back(a);
+  std::vector<void *> argv;
+  for (auto &x : bufs) argv.push_back(&x.buf);
+  for (size_t i = 0; i < b.inputs.size() && b.gpu; i++) bufs[i].buf.flags = halide_buffer_flag_host_dirty;
+  auto call = [&]() {
+    g_error.clear();
+    int rc = entry->fn_argv(argv.data());
+    if (rc != 0) throw RuntimeError("Halide error " + std::to_string(rc) + (g_error.empty() ? "" : ": " + g_error));
+  };
+  auto sync = [&]() {
+    if (!b.gpu) return;
+    for (size_t i = b.inputs.size(); i < bufs.size(); i++)
+      if (device_sync(nullptr, &bufs[i].buf) != 0) throw RuntimeError("halide_device_sync failed: " + g_error);
+  };
+  call();
+  if (b.gpu)
+    for (size_t i = b.inputs.size(); i < bufs.size(); i++)
+      if (copy_to_host(nullptr, &bufs[i].buf) != 0) throw RuntimeError("copying an output to the host failed: " + g_error);
+  double worst = 0;
+  for (size_t i = 0; i < outs.size(); i++) {
+    double e = scaled_error(outs[i], b.references[i]);
+    if (!(e <= b.tolerance)) {
+      r["error_code"] = kWrongAnswer;
+      r["error_msg"] = "wrong answer: max error " + std::to_string(e) + " (relative to max |ref|) in output " +
+                       std::to_string(i) + ", tolerance " + std::to_string(b.tolerance);
+      return r;
+    }
+    worst = std::max(worst, e);
+  }
+  for (int i = 0; i < b.warmup; i++) call();
+  sync();
+  auto t0 = Clock::now();
+  call();
+  sync();
+  double one = ms_since(t0);
+  int number = static_cast<int>(std::ceil(b.min_repeat_ms / std::max(one, 1e-4)));
+  number = std::max(1, std::min(number, b.max_number));
+  for (int rep = 0; rep < b.repeat; rep++) {
+    auto t1 = Clock::now();
+    for (int i = 0; i < number; i++) call();
+    sync();
+    r["costs_ms"].push_back(ms_since(t1) / number);
+  }
+  return r;
+}
+
+void write_all(int fd, const std::string &s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t w = ::write(fd, s.data() + off, s.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    off += static_cast<size_t>(w);
+  }
+}
+
+// Forks a child for one kernel; returns its result or the reason it gave none.
+KernelMeasurement run_one(Batch &b, const std::string &kernel) {
+  KernelMeasurement m;
+  m.kernel = kernel;
+  int fds[2];
+  if (::pipe(fds) != 0) throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    nlohmann::json r;
+    try {
+      r = measure_in_child(b, kernel);
+    } catch (const RuntimeError &e) {
+      r = {{"kernel", kernel}, {"error_code", kRuntimeError}, {"error_msg", e.what()}, {"costs_ms", nlohmann::json::array()}};
+    } catch (const std::exception &e) {
+      r = {{"kernel", kernel}, {"error_code", kUnknown}, {"error_msg", e.what()}, {"costs_ms", nlohmann::json::array()}};
+    }
+    write_all(fds[1], r.dump());
+    ::close(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string payload;
+  auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(b.timeout_s * 1000));
+  bool timed_out = false;
+  for (;;) {
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int k = ::poll(&p, 1, left);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    payload.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    m.error_code = kTimeout;
+    m.error_msg = "timeout: no result after " + std::to_string(b.timeout_s) + " s";
+    return m;
+  }
+  if (WIFSIGNALED(status) || payload.empty()) {
+    m.error_code = kCrash;
+    m.error_msg = WIFSIGNALED(status) ? std::string("crash: signal ") + strsignal(WTERMSIG(status)) : "crash: no result";
+    return m;
+  }
+  try {
+    auto j = nlohmann::json::parse(payload);
+    m.error_code = j.at("error_code").get<int>();
+    m.error_msg = j.at("error_msg").get<std::string>();
+    for (const auto &c : j.at("costs_ms")) m.costs_ms.push_back(c.get<double>());
+  } catch (const nlohmann::json::exception &e) {
+    m.error_code = kCrash;
+    m.error_msg = std::string("crash: truncated result (") + e.what() + ")";
+  }
+  return m;
+}
+
+std::string cpu_model(const std::string &cpuinfo) {
+  std::istringstream in(cpuinfo);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t c = line.find(':');
+      return c == std::string::npos ? line : line.substr(line.find_first_not_of(" \t", c + 1));
+    }
+  return "unknown CPU";
+}
+
+// The first CUDA device's name through the driver API (after all children ran:
+// initialising CUDA here before forking would break CUDA in the children).
+std::string gpu_name() {
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) return "unknown GPU (libcuda.so.1 not loadable)";
+  auto init = reinterpret_cast<int (*)(unsigned)>(dlsym(cuda, "cuInit"));
+  auto get = reinterpret_cast<int (*)(int *, int)>(dlsym(cuda, "cuDeviceGet"));
+  auto name = reinterpret_cast<int (*)(char *, int, int)>(dlsym(cuda, "cuDeviceGetName"));
+  char buf[256] = {0};
+  int dev = 0;
+  std::string r = "unknown GPU";
+  if (init && get && name && init(0) == 0 && get(&dev, 0) == 0 && name(buf, sizeof buf, dev) == 0) r = buf;
+  dlclose(cuda);
+  return r;
+}
+
+}  // namespace
+
+std::vector<KernelMeasurement> run_measure_batch(const std::string &dir) {
+  Batch b = read_batch(dir);
+  {
+    void *dl = dlopen(b.library.c_str(), RTLD_NOW | RTLD_LOCAL);  // fail early, naming the file
+    if (!dl) throw RuntimeError(b.library + ": cannot load: " + dlerror());
+    dlclose(dl);
+  }
+  std::vector<KernelMeasurement> out;
+  for (const auto &k : b.kernels) out.push_back(run_one(b, k));
+  std::string cpuinfo;
+  try {
+    cpuinfo = slurp("/proc/cpuinfo");
+  } catch (const Error &) {
+  }
+  nlohmann::json j = {{"format", "tetune-measure-results-1"},
+                      {"device", b.gpu ? gpu_name() : cpu_model(cpuinfo)},
+                      {"cpuinfo", cpuinfo},
+                      {"results", nlohmann::json::array()}};
+  for (const auto &m : out)
+    j["results"].push_back({{"kernel", m.kernel}, {"error_code", m.error_code}, {"error_msg", m.error_msg}, {"costs_ms", m.costs_ms}});
+  const std::string path = dir + "/results.json", tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << j.dump() << "\n";
+    if (!f) throw RuntimeError(path + ": cannot write");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw RuntimeError(path + ": cannot write");
+  return out;
+}
+
+}  // namespace rt
+}  // namespace tetune
