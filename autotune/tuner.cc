@@ -54,7 +54,8 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info())
                           : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads));
   res.target_key = db.target_key();
-  auto space = policy::make_space(opt.space.empty() ? policy::default_space_name() : opt.space, task);
+  std::string space_name = !opt.space.empty() ? opt.space : task.target.is_gpu() ? "gpu" : policy::default_space_name();
+  auto space = policy::make_space(space_name, task);
   policy::PointCache cache(task, *space);
   auto model = std::make_unique<SwappableModel>();
   model->inner = policy::make_cost_model(opt.cost_model, opt.seed);

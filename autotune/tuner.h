@@ -42,7 +42,7 @@ struct TuneOptions {
   int batch_size = 16;
   std::string policy = "evolutionary";   // see policy::policy_names()
   std::string cost_model = "xgb";        // see policy::cost_model_names()
-  std::string space;                     // "" = policy::default_space_name()
+  std::string space;                     // "" = "gpu" for a GPU target, else policy::default_space_name()
   std::string db_path;                   // "" = ::tetune::tuning_log::TuningLog::default_path()
   bool resume = false;
   uint64_t seed = 0;

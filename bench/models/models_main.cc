@@ -228,8 +228,9 @@ int parent_main(int argc, char **argv) {
     auto export_dir = [&](const std::string &tag, int thr) {
       std::string d = cache + "/" + ms.key + "_" + shape_x + "_" + tag;
       std::string stampf = d + "/bench_stamp.txt";
+      // The binary's own mtime: a rebuilt compiler (new default schedules) re-exports.
       std::string want = onnx + " " + std::to_string(mtime(onnx)) + " " + ms.shape + " " + (tag == "untuned" ? "" : db + " " + std::to_string(mtime(db))) +
-                         " " + relay::kTetuneVersion + " plan v" + std::to_string(rt::kPlanVersion);
+                         " " + relay::kTetuneVersion + " plan v" + std::to_string(rt::kPlanVersion) + " bench " + std::to_string(mtime(self));
       std::string have;
       {
         std::ifstream f(stampf);

@@ -1,0 +1,103 @@
+// GpuSpace ("gpu"): the search space of CUDA tasks, over the structure of the
+// hand-written GPU schedules (codegen/gpu_schedules.h).
+//
+// Sketch 0, a 2-d matmul of two inputs (C[i,j] = sum_k A[i,k] B[k,j]): Ansor's
+// GPU multi-level tiling with shared-memory staging (Zheng et al., OSDI 2020,
+// section 4.1, "SSSRRSRS" for GPUs) in the form gpu_gemm_schedule takes:
+//   "block"  block tile over i and j (blockIdx.y, blockIdx.x)      16..128
+//   "thread" per-thread register tile (threads = (block/thread)^2)  1..8
+//   "k_step" k tile staged through shared memory per step          4..32
+// Sketch 1, anything else: gpu_simple_schedule (inline elementwise stages,
+// fused spatial loops over blockIdx.x x threadIdx.x) with
+//   "threads" threads per block                                    64..1024
+// A point whose schedule breaks the target's limits (threads per block,
+// shared memory: schedule/gpu_limits.h) is invalid: steps() raises
+// ScheduleError, and the policies skip it before anything is compiled.
+// Registered as "gpu"; the tuner uses it by default for a GPU target.
+#include <memory>
+
+#include "autotune/policy/space.h"
+#include "codegen/gpu_schedules.h"
+#include "schedule/gpu_limits.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+namespace policy {
+
+namespace {
+
+const std::map<std::string, std::vector<int64_t>> kGemmParams = {
+    {"block", {16, 32, 64, 128}}, {"thread", {1, 2, 4, 8}}, {"k_step", {4, 8, 16, 32}}};
+const std::map<std::string, std::vector<int64_t>> kSimpleParams = {{"threads", {64, 128, 256, 512, 1024}}};
+
+bool is_matmul(const Task &t) {
+  if (t.outputs.size() != 1) return false;
+  Schedule s(t.outputs);
+  const StageInfo &st = s.stage(s.stage_of(t.outputs[0]));
+  return s.stages().size() == 1 && st.spatial_axes.size() == 2 && st.reduce_axes.size() == 1 && s.inputs().size() == 2;
+}
+
+class GpuSpace : public Space {
+ public:
+  explicit GpuSpace(const Task &task) : task_(task), gemm_(is_matmul(task)) {}
+
+  std::string name() const override { return "gpu"; }
+
+  Point sample(std::mt19937_64 &rng) const override {
+    Point p;
+    p.sketch = gemm_ ? 0 : 1;
+    for (const auto &[name, values] : params()) p.params[name] = pick(values, rng);
+    return p;
+  }
+
+  Point mutate(const Point &p, std::mt19937_64 &rng) const override {
+    Point q = p;
+    const auto &ps = params();
+    auto it = ps.begin();
+    std::advance(it, std::uniform_int_distribution<size_t>(0, ps.size() - 1)(rng));
+    q.params[it->first] = pick(it->second, rng);
+    return q;
+  }
+
+  Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
+    Point c = a;
+    for (const auto &[name, v] : b.params)
+      if (std::uniform_int_distribution<int>(0, 1)(rng)) c.params[name] = v;
+    return c;
+  }
+
+  std::vector<Step> steps(const Point &p) const override {
+    Schedule s = [&] {
+      if (p.sketch == 0 && gemm_) {
+        GpuGemmTiles t;
+        t.block = p.params.at("block");
+        t.thread = p.params.at("thread");
+        t.k_step = p.params.at("k_step");
+        if (t.block % t.thread != 0)
+          throw ScheduleError("gpu space: block tile " + std::to_string(t.block) + " is not a multiple of the thread tile " +
+                              std::to_string(t.thread));
+        return gpu_gemm_schedule(task_.outputs[0], t);
+      }
+      return gpu_simple_schedule(task_.outputs, p.params.at("threads"));
+    }();
+    check_gpu_schedule(s);
+    return s.trace();
+  }
+
+ private:
+  const std::map<std::string, std::vector<int64_t>> &params() const { return gemm_ ? kGemmParams : kSimpleParams; }
+  static int64_t pick(const std::vector<int64_t> &v, std::mt19937_64 &rng) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+  }
+  Task task_;
+  bool gemm_;
+};
+
+bool registered = register_space("gpu", [](const Task &task) { return std::unique_ptr<Space>(new GpuSpace(task)); });
+
+}  // namespace
+
+}  // namespace policy
+}  // namespace autotune
+}  // namespace tetune
