@@ -87,7 +87,7 @@ void add_tune_model_command(CLI::App &app) {
     int trials = 0, threads = 2, batch = 16, small_trials = 2, warmup = -1;
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
-    bool no_baseline = false;
+    bool no_baseline = false, flush_cache = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
@@ -106,6 +106,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials");
   cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)");
   cmd->add_flag("--no-baseline", a->no_baseline, "do not store the default schedule as a new task's first record");
+  cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->callback([a] {
     autotune::ModelTuneOptions o;
     o.total_trials = a->trials;
@@ -123,6 +124,7 @@ void add_tune_model_command(CLI::App &app) {
     o.db_path = a->db;
     o.seed = a->seed;
     o.measure.timeout_s = a->timeout;
+    o.measure.flush_cache = a->flush_cache;
     o.small_task_flops = a->small_flops;
     o.small_task_trials = a->small_trials;
     o.measure_baseline = !a->no_baseline;

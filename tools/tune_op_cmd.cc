@@ -154,7 +154,7 @@ void add_tune_op_command(CLI::App &app) {
   struct Args {
     std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb";
     int trials = 64, threads = 2, batch = 16;
-    bool resume = false, no_library = false;
+    bool resume = false, no_library = false, flush_cache = false;
     std::string remote_command, runner;
     uint64_t seed = 0;
     double timeout = 20;
@@ -174,6 +174,7 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--seed", a->seed, "random seed");
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
   cmd->add_flag("--no-library", a->no_library, "skip the oneDNN comparison");
+  cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->callback([a] {
     std::string name;
     auto dims = parse_shape(a->shape);

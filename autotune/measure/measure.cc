@@ -1,5 +1,7 @@
 #include "autotune/measure/measure.h"
 
+#include <immintrin.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -73,6 +75,15 @@ double scaled_max_error(const NDArray &out, const NDArray &ref) {
   return max_abs_diff(out, ref) / std::max(scale, 1e-30);
 }
 
+// Evicts the arrays' cache lines from every cache level (cold-cache timing).
+void flush_from_cache(const std::vector<NDArray> &arrays) {
+  for (const auto &a : arrays) {
+    const char *p = static_cast<const char *>(a.raw());
+    for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
+  }
+  _mm_mfence();
+}
+
 // What a child does. mode 0: measure a candidate; mode 1: compute the reference.
 // wait_go (may be null) is called after the check passed and before timing:
 // in a parallel batch it blocks until the parent says that nothing else of
@@ -127,6 +138,18 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
           number = std::max(1, std::min(number, opt.max_number));
         }
         for (int r = 0; r < std::max(1, opt.repeat); r++) {
+          if (opt.flush_cache) {
+            double total = 0;
+            for (int i = 0; i < number; i++) {
+              flush_from_cache(inputs);
+              flush_from_cache(outs);
+              auto t1 = Clock::now();
+              k.run(inputs, outs);
+              total += seconds_since(t1);
+            }
+            costs.push_back(total * 1e3 / number);
+            continue;
+          }
           auto t1 = Clock::now();
           for (int i = 0; i < number; i++) k.run(inputs, outs);
           costs.push_back(seconds_since(t1) * 1e3 / number);

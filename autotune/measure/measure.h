@@ -58,6 +58,15 @@ struct MeasureOptions {
   std::string test_fault;      // applied to every candidate (see MeasureInput::test_fault)
   int parallel_builds = 2;     // measure_batch: children that compile + check at once (timing is never parallel)
   bool warm_jit = true;        // compile (never run) a trivial pipeline in this process first (see warm_up_jit)
+  /**
+   * Cold-cache timing (TVM's enable_cpu_cache_flush): before every timed run
+   * the cache lines of all inputs and outputs are flushed (clflush), and each
+   * run is timed on its own. Inside a model a kernel reads what the previous
+   * kernel wrote and weights it has not touched since the last inference, so
+   * hot-cache repeats flatter some schedules; this ranks them as they run
+   * there. Costs stay ms per run.
+   */
+  bool flush_cache = false;
 };
 
 struct MeasureInput {

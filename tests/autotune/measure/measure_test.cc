@@ -49,6 +49,22 @@ TEST(Measure, NormalAndFaults) {
   EXPECT_TRUE(m.measure({tiled(t), ""}).ok());
 }
 
+// Cold-cache timing measures the same way (one cost per repeat, checked first).
+TEST(Measure, FlushCacheTimingGivesCheckedCosts) {
+  Task t = gemm_task(32);
+  MeasureOptions o;
+  o.timeout_s = 3;
+  o.min_repeat_ms = 1;
+  o.repeat = 4;
+  o.flush_cache = true;
+  Measurer m(t, o);
+  MeasureResult ok = m.measure({tiled(t), ""});
+  EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
+  EXPECT_EQ(ok.costs_ms.size(), 4u);
+  for (double c : ok.costs_ms) EXPECT_GT(c, 0);
+  EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
+}
+
 TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
   Task t = gemm_task(32);
   MeasureOptions o;
