@@ -11,13 +11,6 @@ namespace rt {
 
 namespace {
 
-std::string slurp(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ParseError(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 DType dtype_of_descr(const std::string &d, const std::string &path) {
   std::string t = d;
@@ -47,8 +40,16 @@ std::string descr_of(DType t) {
 
 }  // namespace
 
+std::string read_file_bytes(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ParseError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 NDArray read_npy_file(const std::string &path) {
-  std::string b = slurp(path);
+  std::string b = read_file_bytes(path);
   if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) throw ParseError(path + ": not a .npy file (bad magic)");
   int major = static_cast<unsigned char>(b[6]);
   size_t hlen, off;
@@ -122,7 +123,7 @@ void write_npy_file(const std::string &path, const NDArray &a) {
 }
 
 NDArray read_tensor_pb_file(const std::string &path, std::string *name) {
-  std::string b = slurp(path);
+  std::string b = read_file_bytes(path);
   size_t pos = 0;
   auto fail = [&](const std::string &m) -> void { throw ParseError(path + ": not a valid onnx.TensorProto (" + m + ")"); };
   auto varint = [&]() -> uint64_t {

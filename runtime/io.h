@@ -11,6 +11,8 @@
 namespace tetune {
 namespace rt {
 
+/** The whole file; ParseError naming it when it cannot be opened. */
+std::string read_file_bytes(const std::string &path);
 /** Raises ParseError naming the file for a missing / malformed / unsupported file. */
 NDArray read_npy_file(const std::string &path);
 void write_npy_file(const std::string &path, const NDArray &a);

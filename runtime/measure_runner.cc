@@ -33,13 +33,6 @@ constexpr int kNoError = 0, kRuntimeError = 2, kTimeout = 3, kWrongAnswer = 4, k
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::string slurp(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ParseError(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Batch {
   std::string dir, library;
@@ -55,7 +48,7 @@ Batch read_batch(const std::string &dir) {
   Batch b;
   b.dir = dir;
   try {
-    auto j = nlohmann::json::parse(slurp(path));
+    auto j = nlohmann::json::parse(read_file_bytes(path));
     if (j.at("format").get<std::string>() != "tetune-measure-batch-1")
       throw ParseError(path + ": format '" + j.at("format").get<std::string>() + "', expected 'tetune-measure-batch-1'");
     b.library = dir + "/" + j.at("library").get<std::string>();
@@ -325,7 +318,7 @@ std::vector<KernelMeasurement> run_measure_batch(const std::string &dir) {
   for (const auto &k : b.kernels) out.push_back(run_one(b, k));
   std::string cpuinfo;
   try {
-    cpuinfo = slurp("/proc/cpuinfo");
+    cpuinfo = read_file_bytes("/proc/cpuinfo");
   } catch (const Error &) {
   }
   nlohmann::json j = {{"format", "tetune-measure-results-1"},

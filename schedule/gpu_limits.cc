@@ -36,23 +36,6 @@ std::string root_of(const Schedule &s, const StageInfo &st) {
   return cur->name;
 }
 
-// Root axes each axis name derives from (a fused axis derives from both of its parts' roots).
-std::map<std::string, std::vector<std::string>> root_axes_of(const StageInfo &st) {
-  std::map<std::string, std::vector<std::string>> roots;
-  for (const auto &a : st.spatial_axes) roots[a] = {a};
-  for (const auto &r : st.reduce_axes) roots[r.var.name()] = {r.var.name()};
-  for (const auto &rel : st.relations) {
-    if (rel.kind == Relation::Split) {
-      roots[rel.outer] = roots[rel.parent];
-      roots[rel.inner] = roots[rel.parent];
-    } else {
-      auto v = roots[rel.outer];
-      for (const auto &x : roots[rel.inner]) v.push_back(x);
-      roots[rel.parent] = v;
-    }
-  }
-  return roots;
-}
 
 Shape realized_shape(const Schedule &s, const StageInfo &st, int depth = 0);
 
@@ -82,7 +65,7 @@ std::map<std::string, int64_t> inner_extents(const Schedule &s, const StageInfo 
   for (const auto &a : t.spatial_axes) full[a] = ax[a];
   for (const auto &r : t.reduce_axes) full[r.var.name()] = r.extent;
   for (const auto &kv : full) ext[kv.first] = 1;
-  auto roots = root_axes_of(t);
+  auto roots = leaf_root_axes(t);
   for (size_t i = static_cast<size_t>(idx) + 1; i < t.leaves.size(); i++)
     for (const auto &r : roots[t.leaves[i].name]) ext[r] = std::min(full[r], ext[r] * ax[t.leaves[i].name]);
   return ext;

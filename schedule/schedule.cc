@@ -596,4 +596,21 @@ void Schedule::bind(const std::string &stage, const std::string &axis, const std
   apply(Step{"bind", stage, {axis}, {}, tag});
 }
 
+std::map<std::string, std::vector<std::string>> leaf_root_axes(const StageInfo &st) {
+  std::map<std::string, std::vector<std::string>> roots;
+  for (const auto &a : st.spatial_axes) roots[a] = {a};
+  for (const auto &r : st.reduce_axes) roots[r.var.name()] = {r.var.name()};
+  for (const auto &rel : st.relations) {
+    if (rel.kind == Relation::Split) {
+      roots[rel.outer] = roots[rel.parent];
+      roots[rel.inner] = roots[rel.parent];
+    } else {
+      auto v = roots[rel.outer];
+      for (const auto &x : roots[rel.inner]) v.push_back(x);
+      roots[rel.parent] = v;
+    }
+  }
+  return roots;
+}
+
 }  // namespace tetune

@@ -116,6 +116,9 @@ struct StageInfo {
   int leaf_index(const std::string &axis) const;
 };
 
+/** Root axes each axis name of st derives from through its splits and fuses (a fused axis: both parts' roots). */
+std::map<std::string, std::vector<std::string>> leaf_root_axes(const StageInfo &st);
+
 class Schedule {
  public:
   /** Raises Error when outputs is empty or holds a placeholder. */

@@ -116,18 +116,7 @@ class Builder {
   // Roots of each leaf through the split / fuse relations.
   static std::map<std::string, std::set<std::string>> leaf_roots(const StageInfo &st) {
     std::map<std::string, std::set<std::string>> roots;
-    for (const auto &a : st.spatial_axes) roots[a] = {a};
-    for (const auto &r : st.reduce_axes) roots[r.var.name()] = {r.var.name()};
-    for (const auto &rel : st.relations) {
-      if (rel.kind == Relation::Split) {
-        roots[rel.outer] = roots[rel.parent];
-        roots[rel.inner] = roots[rel.parent];
-      } else {
-        std::set<std::string> u = roots[rel.outer];
-        u.insert(roots[rel.inner].begin(), roots[rel.inner].end());
-        roots[rel.parent] = u;
-      }
-    }
+    for (const auto &[leaf, rs] : leaf_root_axes(st)) roots[leaf] = std::set<std::string>(rs.begin(), rs.end());
     return roots;
   }
 

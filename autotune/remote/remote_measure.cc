@@ -33,13 +33,6 @@ bool is_file(const std::string &p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string slurp(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw MeasureError(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string replace_all(std::string s, const std::string &from, const std::string &to) {
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
@@ -142,11 +135,13 @@ struct RemoteMeasurer::Impl {
                          ":\n" + out.substr(0, 4000));
     nlohmann::json r;
     try {
-      r = nlohmann::json::parse(slurp(results_path));
+      r = nlohmann::json::parse(rt::read_file_bytes(results_path));
       if (r.at("format").get<std::string>() != "tetune-measure-results-1") throw MeasureError(results_path + ": unknown format");
       r.at("results");
     } catch (const nlohmann::json::exception &e) {
       throw MeasureError(results_path + ": malformed results: " + e.what());
+    } catch (const ParseError &e) {
+      throw MeasureError(std::string("remote measurement: ") + e.what());
     }
     if (!remote.keep) run_shell("rm -rf " + shell_quote(dir), &out);
     return r;
