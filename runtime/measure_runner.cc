@@ -99,17 +99,6 @@ struct Buffer {
   }
 };
 
-double scaled_error(const NDArray &out, const NDArray &ref) {
-  double scale = 0, worst = 0;
-  for (int64_t i = 0; i < ref.size(); i++) scale = std::max(scale, std::fabs(ref.get(i)));
-  for (int64_t i = 0; i < ref.size(); i++) {
-    double d = std::fabs(out.get(i) - ref.get(i));
-    if (std::isnan(d)) return d;
-    worst = std::max(worst, d);
-  }
-  return worst / std::max(scale, 1e-30);
-}
-
 thread_local std::string g_error;
 void record_error(void *, const char *msg) {
   if (!g_error.empty()) g_error += "; ";
@@ -171,16 +160,14 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
   if (b.gpu)
     for (size_t i = b.inputs.size(); i < bufs.size(); i++)
       if (copy_to_host(nullptr, &bufs[i].buf) != 0) throw RuntimeError("copying an output to the host failed: " + g_error);
-  double worst = 0;
   for (size_t i = 0; i < outs.size(); i++) {
-    double e = scaled_error(outs[i], b.references[i]);
+    double e = scaled_max_error(outs[i], b.references[i]);
     if (!(e <= b.tolerance)) {
       r["error_code"] = kWrongAnswer;
       r["error_msg"] = "wrong answer: max error " + std::to_string(e) + " (relative to max |ref|) in output " +
                        std::to_string(i) + ", tolerance " + std::to_string(b.tolerance);
       return r;
     }
-    worst = std::max(worst, e);
   }
   for (int i = 0; i < b.warmup; i++) call();
   sync();

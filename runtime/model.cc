@@ -286,7 +286,8 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
       c.bufs[a].device_interface = nullptr;
     }
     g_halide_error.clear();
-    auto t0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point t0;
+    if (im.profiling) t0 = std::chrono::steady_clock::now();
     int rc = c.fn(c.argv.data());
     if (im.profiling)
       im.call_ms[&c - im.calls.data()] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -158,6 +158,12 @@ double max_abs_diff(const NDArray &a, const NDArray &b) {
   return m;
 }
 
+double scaled_max_error(const NDArray &out, const NDArray &ref) {
+  double scale = 0;
+  for (int64_t i = 0; i < ref.size(); i++) scale = std::max(scale, std::fabs(ref.get(i)));
+  return max_abs_diff(out, ref) / std::max(scale, 1e-30);
+}
+
 bool all_close(const NDArray &a, const NDArray &b, double rtol, double atol, std::string *where) {
   if (a.shape() != b.shape()) {
     if (where) *where = "shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()) + " differ";

@@ -73,6 +73,12 @@ class NDArray {
 double max_abs_diff(const NDArray &a, const NDArray &b);
 
 /**
+ * max |out - ref| / max |ref| (scale-aware: reductions reorder their sums):
+ * how tuned kernels are checked against the reference. +inf when NaNs differ.
+ */
+double scaled_max_error(const NDArray &out, const NDArray &ref);
+
+/**
  * True when every element satisfies |a-b| <= atol + rtol*|b| (NaNs equal
  * only to NaN). `where` receives the first failing index and values.
  */

@@ -69,12 +69,6 @@ void write_all(int fd, const std::string &s) {
   }
 }
 
-double scaled_max_error(const NDArray &out, const NDArray &ref) {
-  double scale = 0;
-  for (int64_t i = 0; i < ref.size(); i++) scale = std::max(scale, std::fabs(ref.get(i)));
-  return max_abs_diff(out, ref) / std::max(scale, 1e-30);
-}
-
 // Evicts the arrays' cache lines from every cache level (cold-cache timing).
 void flush_from_cache(const std::vector<NDArray> &arrays) {
   for (const auto &a : arrays) {
@@ -279,6 +273,19 @@ void Measurer::warm_up() {
   }
 }
 
+void finalize_result(const Task &task, MeasureResult &res) {
+  if (res.ok() && res.costs_ms.empty()) {
+    res.error = ErrorCode::kUnknown;
+    res.error_msg = "no timings";
+  }
+  if (res.ok()) {
+    res.median_ms = median_of(res.costs_ms);
+    res.gflops = res.median_ms > 0 ? task.flops / (res.median_ms * 1e6) : 0;
+  } else {
+    res.costs_ms.clear();
+  }
+}
+
 Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task), options_(options) {
   auto ins = task_.inputs();
   for (size_t i = 0; i < ins.size(); i++)
@@ -340,18 +347,6 @@ void finish_result(const Task &task, const ChildOutcome &c, MeasureResult &res) 
   }
 }
 
-void finalize(const Task &task, MeasureResult &res) {
-  if (res.ok() && res.costs_ms.empty()) {
-    res.error = ErrorCode::kUnknown;
-    res.error_msg = "no timings";
-  }
-  if (res.ok()) {
-    res.median_ms = median_of(res.costs_ms);
-    res.gflops = res.median_ms > 0 ? task.flops / (res.median_ms * 1e6) : 0;
-  } else {
-    res.costs_ms.clear();
-  }
-}
 
 // Replays the steps in the parent: the schedule, or res set to kInvalidSchedule.
 std::unique_ptr<Schedule> prepare(const Task &task, const MeasureInput &in, MeasureResult &res) {
@@ -413,7 +408,7 @@ MeasureResult Measurer::measure(const MeasureInput &in) {
     ChildOutcome c = run_in_child(options_.timeout_s, [&] { return child_work(task_, options_, *s, inputs_, &ref, fault); });
     finish_result(task_, c, res);
   }
-  finalize(task_, res);
+  finalize_result(task_, res);
   res.wall_s = seconds_since(t0);
   return res;
 }
@@ -573,7 +568,7 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
     }
     double group_wall = seconds_since(tg) / static_cast<double>(g1 - g0);
     for (size_t i = g0; i < g1; i++) {
-      finalize(task_, out[i]);
+      finalize_result(task_, out[i]);
       out[i].wall_s = group_wall;
     }
   }

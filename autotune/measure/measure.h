@@ -85,6 +85,13 @@ struct MeasureResult {
   bool ok() const { return error == ErrorCode::kNoError; }
 };
 
+/**
+ * Completes a result from its costs: median_ms and GFLOP/s (task.flops /
+ * median) when it succeeded (kUnknown "no timings" when it has no costs);
+ * costs cleared when it failed.
+ */
+void finalize_result(const Task &task, MeasureResult &res);
+
 class Measurer {
  public:
   Measurer(const Task &task, const MeasureOptions &options = {});

@@ -47,12 +47,6 @@ MeasureResult failed(ErrorCode code, const std::string &msg) {
   return r;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? std::numeric_limits<double>::infinity() : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
-
 }  // namespace
 
 std::string find_measure_runner(const std::string &configured) {
@@ -76,6 +70,7 @@ struct RemoteMeasurer::Impl {
   MeasureOptions opt;
   RemoteOptions remote;
   std::string runner, root;
+  std::string runtime_object;  // Halide runtime for task.target, under root
   bool own_root = false;
   int batches = 0;
   std::unique_ptr<Measurer> reference;  // host CPU: inputs + reference outputs
@@ -92,9 +87,11 @@ struct RemoteMeasurer::Impl {
 
   // Links the compiled kernels of dir/build into a batch, runs the command, returns the parsed results.json.
   nlohmann::json run(const std::string &dir, const std::vector<LibraryKernel> &lib, bool with_data) {
-    std::string build = dir + "/build";
-    compile_runtime(build + "/halide_runtime.o", task.target);
-    link_kernel_library(lib, build + "/halide_runtime.o", build, dir + "/batch.so");
+    if (runtime_object.empty()) {  // the same for every batch of this target: compiled once
+      runtime_object = root + "/halide_runtime.o";
+      compile_runtime(runtime_object, task.target);
+    }
+    link_kernel_library(lib, runtime_object, dir + "/build", dir + "/batch.so");
     nlohmann::json b = {{"format", "tetune-measure-batch-1"},
                         {"library", "batch.so"},
                         {"gpu", task.target.is_gpu()},
@@ -234,9 +231,8 @@ std::vector<MeasureResult> RemoteMeasurer::measure_batch(const std::vector<Measu
       m.error_msg = x.value("error_msg", std::string());
       if (x.contains("costs_ms"))
         for (const auto &c : x.at("costs_ms")) m.costs_ms.push_back(c.get<double>());
-      if (m.error == ErrorCode::kNoError && m.costs_ms.empty()) m = failed(ErrorCode::kUnknown, "remote measurement: no costs");
-      m.median_ms = m.ok() ? median(m.costs_ms) : std::numeric_limits<double>::infinity();
-      m.gflops = m.ok() && m.median_ms > 0 ? im.task.flops / (m.median_ms * 1e6) : 0;
+      m.median_ms = std::numeric_limits<double>::infinity();
+      finalize_result(im.task, m);
     }
   }
   if (kernels.empty() && !im.remote.keep) {
