@@ -27,19 +27,6 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const char *kBaselineVersion = "tetune-default-schedule";
 
-std::string json_escape(const std::string &s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
-}
-// Same description tune() upserts, so opening the store here never rewrites the workload row differently.
-std::string description(const Task &t) {
-  return "{\"name\": \"" + json_escape(t.name) + "\", \"flops\": " + std::to_string(t.flops) + "}";
-}
-
 // "g12_Conv_HardSigmoid_Mul" -> "Conv_HardSigmoid_Mul"
 std::string op_sequence(const std::string &group_name) {
   if (group_name.size() > 1 && group_name[0] == 'g') {
@@ -148,7 +135,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   // Stored records (resume).
   for (int i = 0; i < n; i++) {
     const Task &t = tasks[i].task;
-    RecordStore db(opt.db_path, t.workload_key, t.name, description(t), std::max(1, t.threads));
+    RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
     int count = 0;
     double best = kInf;
     for (const auto &rec : db.records()) {
@@ -189,7 +176,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       if (stop_requested() || past_deadline() || sched.remaining() <= 0) break;
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
-      RecordStore db(opt.db_path, t.workload_key, t.name, description(t), std::max(1, t.threads));
+      RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
       Schedule s = relay::simple_cpu_schedule(t.outputs, 8, t.threads);
       Measurer m(t, opt.measure);
       MeasureInput in;

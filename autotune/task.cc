@@ -7,6 +7,15 @@
 namespace tetune {
 namespace autotune {
 
+std::string workload_description(const Task &t) {
+  std::string name;
+  for (char c : t.name) {
+    if (c == '"' || c == '\\') name += '\\';
+    name += c;
+  }
+  return "{\"name\": \"" + name + "\", \"flops\": " + std::to_string(t.flops) + "}";
+}
+
 std::vector<Tensor> Task::inputs() const { return Schedule(outputs).inputs(); }
 
 Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const Target &target, int threads) {

@@ -29,5 +29,8 @@ struct Task {
 Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const Target &target = Target{},
                int threads = 1);
 
+/** The workload row's description stored in the tuning log: {"name": ..., "flops": ...}. */
+std::string workload_description(const Task &t);
+
 }  // namespace autotune
 }  // namespace tetune

@@ -31,14 +31,6 @@ class SwappableModel : public cost_model::CostModel {
   bool trained() const override { return inner->trained(); }
 };
 
-std::string json_escape(const std::string &s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
-}
 }  // namespace
 
 TuneResult tune(const Task &task, const TuneOptions &opt) {
@@ -47,7 +39,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   auto t0 = Clock::now();
   TuneResult res;
 
-  std::string desc = "{\"name\": \"" + json_escape(task.name) + "\", \"flops\": " + std::to_string(task.flops) + "}";
+  std::string desc = workload_description(task);
   std::unique_ptr<RemoteMeasurer> remote;
   if (opt.remote) remote = std::make_unique<RemoteMeasurer>(task, opt.measure, *opt.remote);
   const std::string op_name = opt.op_name.empty() ? task.name : opt.op_name;

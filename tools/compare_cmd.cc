@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "relay_import/npy.h"
+#include "runtime/io.h"
 #include "te/errors.h"
 #include "te/ndarray.h"
 #include "tools/commands.h"
@@ -17,7 +17,7 @@ struct CompareArgs {
 };
 
 void compare(const CompareArgs &c) {
-  NDArray a = relay::read_npy(c.a), b = relay::read_npy(c.b);
+  NDArray a = rt::read_npy_file(c.a), b = rt::read_npy_file(c.b);
   if (a.shape() != b.shape())
     throw ShapeError("'" + c.a + "' is " + shape_str(a.shape()) + " but '" + c.b + "' is " + shape_str(b.shape()));
   double max_abs = 0, max_rel = 0;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "relay_import/executor.h"
-#include "relay_import/npy.h"
+#include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
 #include "te/errors.h"
 #include "tools/commands.h"
@@ -90,7 +90,7 @@ void add_run_model_command(CLI::App &app) {
     for (const auto &s : o->inputs) {
       size_t eq = s.find('=');
       if (eq == std::string::npos) throw ShapeError("--input '" + s + "': expected NAME=file.npy");
-      NDArray a = relay::read_npy(s.substr(eq + 1));
+      NDArray a = rt::read_npy_file(s.substr(eq + 1));
       std::string name = s.substr(0, eq);
       if (!io.input_shapes.count(name)) io.input_shapes[name] = a.shape();
       feeds[name] = a;
@@ -119,7 +119,7 @@ void add_run_model_command(CLI::App &app) {
       if (eq != std::string::npos) name = s.substr(0, eq), file = s.substr(eq + 1);
       else if (i < names.size()) name = names[i];
       if (!out.count(name)) throw ShapeError("--output: the model has no output '" + name + "'");
-      relay::write_npy(file, out[name]);
+      rt::write_npy_file(file, out[name]);
       std::printf("wrote %s\n", file.c_str());
     }
   });

@@ -17,7 +17,7 @@
 #include "examples/ocr/ctc_decode.h"
 #include "examples/ocr/preprocess.h"
 #include "examples/ocr/rec_model.h"
-#include "relay_import/npy.h"
+#include "runtime/io.h"
 #include "te/errors.h"
 
 namespace {
@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     ocr::CharDict dict = ocr::load_dict(dict_path, space);
     ocr::Image img = ocr::load_image(image);
     NDArray x = ocr::preprocess(img, po);
-    if (!dump_in.empty()) relay::write_npy(dump_in, x);
+    if (!dump_in.empty()) rt::write_npy_file(dump_in, x);
     double t0 = now_s();
     std::unique_ptr<ocr::RecognitionModel> m =
         backend == "compiled" ? ocr::make_compiled_model(compiled, threads)
@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
     double t1 = now_s();
     NDArray y = m->run(x);
     double t2 = now_s();
-    if (!dump_out.empty()) relay::write_npy(dump_out, y);
+    if (!dump_out.empty()) rt::write_npy_file(dump_out, y);
     ocr::CtcResult r = ocr::ctc_greedy_decode(y, dict);
     std::printf("%s\n", r.text.c_str());
     if (verbose)

@@ -11,7 +11,7 @@
 
 #include "codegen/kernel.h"
 #include "relay_import/executor.h"
-#include "relay_import/npy.h"
+#include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
 #include "te/errors.h"
 
@@ -88,7 +88,7 @@ class OrtReferenceModel : public RecognitionModel {
   NDArray run(const NDArray &x) override {
     std::string in = dir_ + "/in.npy", log = dir_ + "/node.log", json = dir_ + "/ref.json";
     std::remove(json.c_str());
-    relay::write_npy(in, x);
+    rt::write_npy_file(in, x);
     std::string cmd = "node " + quote(script_) + " --model " + quote(path_) + " --input x=" + quote(in) +
                       " --output-dir " + quote(dir_) + " --threads 1 >" + quote(json) + " 2>" +
                       quote(log);
@@ -99,7 +99,7 @@ class OrtReferenceModel : public RecognitionModel {
     size_t a = j.find(key);
     size_t b = a == std::string::npos ? a : j.find('"', a + key.size());
     if (b == std::string::npos) throw Error(json + ": no output file in onnxruntime reference result: " + j);
-    return relay::read_npy(j.substr(a + key.size(), b - a - key.size()));
+    return rt::read_npy_file(j.substr(a + key.size(), b - a - key.size()));
   }
   std::string name() const override { return "onnxruntime"; }
 

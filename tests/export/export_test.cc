@@ -19,7 +19,6 @@
 
 #include "relay_import/executor.h"
 #include "relay_import/export/export.h"
-#include "relay_import/npy.h"
 #include "relay_import/onnx_importer.h"
 #include "runtime/io.h"
 #include "runtime/model.h"

@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "relay_import/executor.h"
-#include "relay_import/npy.h"
+#include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
 #include "te/errors.h"
 #include "tests/relay_import/test_util.h"
@@ -60,8 +60,8 @@ void check_model(const std::string &model, const std::string &shape, const std::
   std::vector<std::string> dirs = {refname};
   if (also_img) dirs.push_back(refname + "_img");
   for (const auto &d : dirs) {
-    NDArray x = relay::read_npy(refdir + "/" + d + "/in.npy");
-    NDArray ref = relay::read_npy(refdir + "/" + d + "/" + output + ".npy");
+    NDArray x = rt::read_npy_file(refdir + "/" + d + "/in.npy");
+    NDArray ref = rt::read_npy_file(refdir + "/" + d + "/" + output + ".npy");
     auto y = m.run({x});  // warm-up
     double t3 = now_s();
     y = m.run({x});
