@@ -206,10 +206,31 @@ class Lowerer {
     return v;
   }
 
+  // Halide coordinates (innermost first) of a packed copy's element at source coordinates idx.
+  static std::vector<HExpr> packed_coords(const StageInfo &st, const std::vector<HExpr> &idx) {
+    const PackInfo &pk = st.pack;
+    int n = static_cast<int>(pk.source_axes.size());
+    std::map<std::string, HExpr> at;  // source axis -> its coordinate
+    for (int k = 0; k < n; k++) at[pk.source_axes[k]] = idx[n - 1 - k];
+    HExpr x = at.at(pk.axis);
+    int f = static_cast<int>(pk.factor);
+    std::vector<HExpr> out;
+    for (int k = static_cast<int>(st.spatial_axes.size()) - 1; k >= 0; k--) {
+      const std::string &a = st.spatial_axes[k];
+      if (a == pk.axis + "_i") out.push_back(x % f);
+      else if (a == pk.axis + "_o") out.push_back(x / f);
+      else out.push_back(at.at(a));
+    }
+    return out;
+  }
+
   // The Func or param that holds tensor t as seen from stage st.
   HExpr access(const StageInfo &st, const TensorNode *t, const std::vector<HExpr> &idx) {
     auto r = st.redirects.find(t->name);
-    if (r != st.redirects.end()) return funcs_.at(r->second)(idx);
+    if (r != st.redirects.end()) {
+      const StageInfo &cache = s_.stage(r->second);
+      return funcs_.at(r->second)(cache.pack.packed() ? packed_coords(cache, idx) : idx);
+    }
     if (t->kind == TensorNode::Kind::Placeholder) return params_.at(t->name)(idx);
     for (const auto &o : s_.stages())
       if (o.tensor.node().get() == t) return funcs_.at(s_.stage_of(o.tensor))(idx);
@@ -224,7 +245,20 @@ class Lowerer {
     for (const auto &a : st.spatial_axes) am.halide_name[a] = sanitize(a);
     DType dt = st.tensor.defined() ? st.tensor.dtype() : DType();
     if (st.kind == StageInfo::Copy) {
-      // Copy of a stage or placeholder, same shape.
+      // Copy of a stage or placeholder, same shape (or packed: source coordinate axis = axis_o * factor + axis_i).
+      if (st.pack.packed()) {
+        const PackInfo &pk = st.pack;
+        std::vector<HExpr> src;
+        for (int k = static_cast<int>(pk.source_axes.size()) - 1; k >= 0; k--) {
+          const std::string &a = pk.source_axes[k];
+          if (a == pk.axis)
+            src.push_back(Halide::Var(sanitize(a + "_o")) * static_cast<int>(pk.factor) + Halide::Var(sanitize(a + "_i")));
+          else
+            src.push_back(Halide::Var(sanitize(a)));
+        }
+        f(args) = s_.has_stage(st.source) ? funcs_.at(st.source)(src) : params_.at(st.source)(src);
+        return;
+      }
       if (s_.has_stage(st.source)) {
         f(args) = funcs_.at(st.source)(args);
       } else {

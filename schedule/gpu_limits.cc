@@ -125,7 +125,8 @@ void collect_accesses(const Expr &e, const std::function<bool(const TensorNode *
 // The region of st realised per iteration of the loop it is computed at (its shape at root).
 Shape realized_shape(const Schedule &s, const StageInfo &st, int depth) {
   Shape region = st.shape;
-  if (st.attach.kind != Attach::At || depth > 64) return region;
+  // A packed copy is indexed in another layout than its readers use: take it whole.
+  if (st.attach.kind != Attach::At || depth > 64 || st.pack.packed()) return region;
   const StageInfo &t = s.stage(st.attach.stage);
   int idx = t.leaf_index(st.attach.axis);
   auto ext = inner_extents(s, t, idx, depth);

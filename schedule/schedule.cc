@@ -150,6 +150,7 @@ void Schedule::apply(const Step &step) {
   } else if (k == "cache_read") apply_cache_read(step);
   else if (k == "cache_write") apply_cache_write(step);
   else if (k == "rfactor") apply_rfactor(step);
+  else if (k == "pack_layout") apply_pack_layout(step);
   else fail(step, "unknown step kind '" + k + "'");
   trace_.push_back(step);
 }
@@ -407,6 +408,38 @@ void Schedule::apply_cache_read(const Step &s) {
   stages_.insert(stages_.begin() + pos, c);
 }
 
+void Schedule::apply_pack_layout(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (s.axes.size() != 1 || s.ints.size() != 1) fail(s, "pack_layout takes one axis and a factor");
+  bool cached = false;
+  for (const auto &o : stages_)
+    for (const auto &[from, to] : o.redirects) cached |= to == st.name;
+  if (st.kind != StageInfo::Copy || !cached) fail(s, "stage '" + st.name + "' is not a cache_read stage");
+  if (st.pack.packed()) fail(s, "stage '" + st.name + "' is already packed");
+  if (has_stage(st.source) && !stage(st.source).rfactor.of.empty())
+    fail(s, "stage '" + st.name + "' copies the rfactor stage '" + st.source + "'");
+  bool has_loop_steps = !st.relations.empty() || st.attach.kind != Attach::Root;
+  for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
+  for (const auto &o : stages_) has_loop_steps |= o.attach.kind == Attach::At && o.attach.stage == st.name;
+  if (has_loop_steps) fail(s, "pack_layout must come before other steps on stage '" + st.name + "'");
+  const std::string &axis = s.axes[0];
+  auto it = std::find(st.spatial_axes.begin(), st.spatial_axes.end(), axis);
+  if (it == st.spatial_axes.end()) fail(s, "stage '" + st.name + "' has no root axis '" + axis + "'");
+  size_t d = static_cast<size_t>(it - st.spatial_axes.begin());
+  int64_t f = s.ints[0], extent = st.shape[d];
+  if (f <= 1 || f >= extent || extent % f != 0)
+    fail(s, "factor " + std::to_string(f) + " must divide the extent " + std::to_string(extent) + " of axis '" + axis +
+                "' and lie strictly between 1 and it");
+  std::vector<std::string> axes = {axis + "_o"};
+  Shape shape = {extent / f};
+  for (size_t k = 0; k < st.spatial_axes.size(); k++)
+    if (k != d) axes.push_back(st.spatial_axes[k]), shape.push_back(st.shape[k]);
+  axes.push_back(axis + "_i");
+  shape.push_back(f);
+  st.pack = PackInfo{axis, f, st.spatial_axes};
+  init_loops(st, axes, shape, {});
+}
+
 void Schedule::apply_cache_write(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
@@ -583,6 +616,11 @@ void Schedule::compute_root(const std::string &stage) { apply(Step{"compute_root
 std::string Schedule::cache_read(const std::string &tensor, const std::vector<std::string> &readers) {
   apply(Step{"cache_read", tensor, readers, {}, ""});
   return stage(readers.front()).redirects.at(tensor);
+}
+std::pair<std::string, std::string> Schedule::pack_layout(const std::string &stage, const std::string &axis,
+                                                          int64_t factor) {
+  apply(Step{"pack_layout", stage, {axis}, {factor}, ""});
+  return {axis + "_o", axis + "_i"};
 }
 std::string Schedule::cache_write(const std::string &stage) {
   apply(Step{"cache_write", stage, {}, {}, ""});

@@ -37,10 +37,10 @@ TailStrategy parse_tail_strategy(const std::string &s);
 /** One schedule primitive as recorded in the trace. */
 struct Step {
   std::string kind;   // split, fuse, reorder, vectorize, unroll, parallel, compute_at, compute_inline,
-                      // compute_root, cache_read, cache_write, rfactor, bind
+                      // compute_root, cache_read, cache_write, rfactor, bind, pack_layout
   std::string stage;  // stage the step applies to (for cache_read: the tensor read)
   std::vector<std::string> axes;  // axis arguments (cache_read: reader stages)
-  std::vector<int64_t> ints;      // split: {factor, is_nparts}
+  std::vector<int64_t> ints;      // split: {factor, is_nparts}; pack_layout: {factor}
   std::string target;             // compute_at: target stage; bind: thread tag; split: tail strategy
   bool operator==(const Step &o) const {
     return kind == o.kind && stage == o.stage && axes == o.axes && ints == o.ints && target == o.target;
@@ -94,6 +94,19 @@ struct RFactorInfo {
   int64_t extent = 0;   // extent of orig
 };
 
+/**
+ * pack_layout bookkeeping of a cache_read stage: root axis `axis` (extent E)
+ * of the copy is stored split into `axis`_o (E / factor, outermost) and
+ * `axis`_i (factor, innermost); `source_axes` are the copy's axes before,
+ * in the source tensor's order.
+ */
+struct PackInfo {
+  std::string axis;
+  int64_t factor = 0;
+  std::vector<std::string> source_axes;
+  bool packed() const { return factor > 0; }
+};
+
 struct StageInfo {
   enum Kind { Compute, Copy } kind = Compute;
   std::string name;
@@ -110,6 +123,7 @@ struct StageInfo {
   std::vector<std::string> reads;               // stages / placeholders read
   std::map<std::string, std::string> redirects; // tensor name -> cache stage that replaces it for this stage
   RFactorInfo rfactor;                          // see RFactorInfo (empty unless rfactor was applied)
+  PackInfo pack;                                // see PackInfo (empty unless pack_layout was applied)
 
   bool is_reduction() const { return !reduce_axes.empty(); }
   /** Index of a leaf axis, or -1. */
@@ -159,6 +173,23 @@ class Schedule {
   void compute_root(const std::string &stage);
   /** A stage copying `tensor` that `readers` read instead. Returns its name ("T.cache"). */
   std::string cache_read(const std::string &tensor, const std::vector<std::string> &readers);
+  /**
+   * Changes the storage layout of a cache_read stage: root axis `axis` (extent
+   * E, a multiple of `factor`, 1 < factor < E) is stored as two axes,
+   * `axis`_o (E / factor) outermost and `axis`_i (factor) innermost, with the
+   * other axes between them in their order. Readers still index the copy as
+   * the source tensor; codegen maps x to (x / factor, x % factor). This is
+   * the panel packing of GEMM's B (Goto and van de Geijn, "Anatomy of
+   * High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, section
+   * 6.3): a register block then reads K rows of `factor` contiguous elements
+   * instead of rows of the whole matrix with a large (often power-of-two,
+   * cache-set conflicting) stride. Like Ansor's layout rewrite of constant
+   * weights and TVM's transform_layout. Must precede other steps on the
+   * stage; raises ScheduleError otherwise, or when `stage` is not a
+   * cache_read stage, is already packed, copies an rfactor ".rf" stage, or
+   * the factor does not divide the extent. Returns {axis_o, axis_i}.
+   */
+  std::pair<std::string, std::string> pack_layout(const std::string &stage, const std::string &axis, int64_t factor);
   /** Moves the computation of a stage into a new stage "S.local"; S becomes a copy of it. Must precede other steps on S. */
   std::string cache_write(const std::string &stage);
   /**
@@ -191,6 +222,7 @@ class Schedule {
   void apply_cache_read(const Step &s);
   void apply_cache_write(const Step &s);
   void apply_rfactor(const Step &s);
+  void apply_pack_layout(const Step &s);
   bool consumes(const std::string &consumer, const std::string &producer) const;
   bool inside(const std::string &stage, const std::string &target, const std::string &axis) const;
   /** "" when every computed-at stage's loop encloses all its uses, else why not. */

@@ -96,7 +96,25 @@ struct Load {
   std::string buffer;  // stage or placeholder name (redirects applied)
   std::vector<Affine> index;
   int bytes = 4;
+  // A packed buffer's index d is index[d] / div[d] (its outer part) or
+  // index[d] % mod[d] (its inner part) when those are > 0.
+  std::vector<int64_t> div, mod;
 };
+
+// A load of a packed copy (Schedule::pack_layout) in the copy's own axis order.
+Load packed_load(const StageInfo &cache, std::vector<Affine> source_index, int bytes) {
+  const PackInfo &pk = cache.pack;
+  std::map<std::string, Affine> at;
+  for (size_t k = 0; k < pk.source_axes.size() && k < source_index.size(); k++) at[pk.source_axes[k]] = source_index[k];
+  Load l{cache.name, {}, bytes, {}, {}};
+  for (const auto &a : cache.spatial_axes) {
+    bool outer = a == pk.axis + "_o", inner = a == pk.axis + "_i";
+    l.index.push_back(at[outer || inner ? pk.axis : a]);
+    l.div.push_back(outer ? pk.factor : 0);
+    l.mod.push_back(inner ? pk.factor : 0);
+  }
+  return l;
+}
 
 class Builder {
  public:
@@ -155,7 +173,10 @@ class Builder {
         return;
       }
       auto rd = reader.redirects.find(t->name);
-      out.push_back(Load{rd == reader.redirects.end() ? t->name : rd->second, std::move(idx), t->dtype.bytes()});
+      if (rd != reader.redirects.end() && s_.stage(rd->second).pack.packed())
+        out.push_back(packed_load(s_.stage(rd->second), std::move(idx), t->dtype.bytes()));
+      else
+        out.push_back(Load{rd == reader.redirects.end() ? t->name : rd->second, std::move(idx), t->dtype.bytes(), {}, {}});
       return;
     }
     for (const auto &a : e->args) collect(reader, a, env, out, flops, iops, depth + 1);
@@ -163,11 +184,17 @@ class Builder {
 
   std::vector<Load> loads_of(const StageInfo &st, int64_t &flops, int64_t &iops) const {
     std::vector<Load> loads;
-    if (st.kind == StageInfo::Copy) {  // a copy of `source` at the same indices
-      Load l{st.source, {}, st.tensor.defined() ? st.tensor.dtype().bytes() : 4};
-      for (const auto &a : st.spatial_axes) {
+    if (st.kind == StageInfo::Copy) {  // a copy of `source` at the same indices (packed: axis = axis_o * f + axis_i)
+      Load l{st.source, {}, st.tensor.defined() ? st.tensor.dtype().bytes() : 4, {}, {}};
+      const std::vector<std::string> &axes = st.pack.packed() ? st.pack.source_axes : st.spatial_axes;
+      for (const auto &a : axes) {
         Affine x;
-        x.coef[a] = 1;
+        if (st.pack.packed() && a == st.pack.axis) {
+          x.coef[a + "_o"] = st.pack.factor;
+          x.coef[a + "_i"] = 1;
+        } else {
+          x.coef[a] = 1;
+        }
         l.index.push_back(x);
       }
       loads.push_back(l);
@@ -203,6 +230,8 @@ class Builder {
             double sp = it == inside.end() ? 1.0 : it->second;
             r += static_cast<double>(std::llabs(k)) * (sp - 1);
           }
+          if (d < l.div.size() && l.div[d] > 0) r = std::ceil(r / static_cast<double>(l.div[d]));
+          if (d < l.mod.size() && l.mod[d] > 0) r = std::min(r, static_cast<double>(l.mod[d]));
         }
         double &cur = out.emplace(producer.spatial_axes[d], 0.0).first->second;
         cur = std::max(cur, std::min(r, full));
@@ -273,7 +302,8 @@ class Builder {
     std::vector<Load> loads = loads_of(st, flops, iops);
     nest_.float_ops += flops * lanes;
     nest_.int_ops += iops * lanes;
-    auto access = [&](const std::string &buf, const std::vector<Affine> &idx, bool store, int bytes) {
+    auto access = [&](const std::string &buf, const std::vector<Affine> &idx, const std::vector<int64_t> &div, bool store,
+                      int bytes) {
       BufferAccess a;
       a.buffer = sanitize(buf);
       a.is_store = store;
@@ -281,24 +311,27 @@ class Builder {
       a.bytes_per_lane = bytes;
       bool uses = false, only_last_unit = true;
       for (size_t d = 0; d < idx.size(); d++)
-        for (const auto &v : vars_of(idx[d]))
+        for (const auto &v : vars_of(idx[d])) {
+          // A packed buffer's outer index moves once per `factor` of the vector axis: not per lane.
+          if (d < div.size() && div[d] > 0) continue;
           if (vec_roots.count(v)) {
             uses = true;
             auto k = idx[d].coef.find(v);
             if (d + 1 != idx.size() || !idx[d].ok || k == idx[d].coef.end() || k->second != 1) only_last_unit = false;
           }
+        }
       a.lanes = uses ? lanes : 1;
       a.dense = uses && only_last_unit;
       nest_.accesses.push_back(a);
     };
-    for (const auto &l : loads) access(l.buffer, l.index, false, l.bytes);
+    for (const auto &l : loads) access(l.buffer, l.index, l.div, false, l.bytes);
     std::vector<Affine> self;
     for (const auto &a : st.spatial_axes) {
       Affine x;
       x.coef[a] = 1;
       self.push_back(x);
     }
-    access(st.name, self, true, st.tensor.defined() ? st.tensor.dtype().bytes() : 4);
+    access(st.name, self, {}, true, st.tensor.defined() ? st.tensor.dtype().bytes() : 4);
   }
 
   const Schedule &s_;

@@ -17,11 +17,16 @@
 // panel of R1 x (S2 S3) elements instead of rows of the input with a
 // power-of-two stride (cache-set conflicts of GEMM 1024 / 2048); 2 (the stage
 // alone only) = compute the copy at the S1 tile loop (panel of the whole
-// reduce extent x the S1 tile).
+// reduce extent x the S1 tile); 3 / 4 = cache_read the input at root, stored in
+// panels (Schedule::pack_layout) as wide as the S3 / S2 x S3 tile of the last
+// spatial axis, so that the register block streams through contiguous memory
+// (Goto and van de Geijn's packed B); the copy is parallel over panels and
+// vectorized. A panel width that does not divide the extent packs nothing.
 #include <algorithm>
 #include <functional>
 
 #include "autotune/search_space/search_space_internal.h"
+#include "schedule/parallel_grain.h"
 
 namespace tetune {
 namespace autotune {
@@ -154,8 +159,8 @@ void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   if (!packable_input(st).empty()) {
     bool alone = !p.cache_write && p.consumer.empty();
-    s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2}, {}}
-                              : ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1}, {}});
+    s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2, 3, 4}, {}}
+                              : ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 3, 4}, {}});
   }
   int nd = static_cast<int>(st.spatial_axes.size());
   for (int i = 0; i < nd; i++)
@@ -254,6 +259,23 @@ void add_points(Placed &pl, const std::vector<std::string> &pts) {
 }
 }  // namespace
 
+// Whether the last index of every access of the packable input in st's body is
+// st's last spatial axis (the axis the vector and the panels run along).
+static bool input_follows_last_axis(const StageInfo &st, const std::string &input) {
+  int nd = static_cast<int>(st.spatial_axes.size());
+  bool follows = false;
+  std::function<void(const Expr &)> walk = [&](const Expr &e) {
+    if (!e.defined()) return;
+    if (e->kind == ExprKind::Access && e->tensor && e->tensor->name == input && !e->args.empty()) {
+      const Expr &a = e->args.back();
+      follows = a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get();
+    }
+    for (const auto &x : e->args) walk(x);
+  };
+  walk(st.tensor->body);
+  return follows;
+}
+
 // Packs the reused input of `reader` (which evaluates the body of st) into a
 // copy computed at loop `at` of reader; the copy's innermost loop is vectorized
 // when every region it copies is a whole number of vectors.
@@ -270,20 +292,39 @@ static void pack_input(Inst &in, const std::string &reader, const StageInfo &st,
   auto it = t.sp.find(nd - 1);
   if (it == t.sp.end() || it->second[2] % kMaxVector != 0 || last_extent % kMaxVector != 0) return;
   // The copy's last axis must follow the reader's (vector) last spatial axis.
-  bool follows = false;
-  std::function<void(const Expr &)> walk = [&](const Expr &e) {
-    if (!e.defined()) return;
-    if (e->kind == ExprKind::Access && e->tensor && e->tensor->name == input && !e->args.empty()) {
-      const Expr &a = e->args.back();
-      follows = a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get();
-    }
-    for (const auto &x : e->args) walk(x);
-  };
-  walk(st.tensor->body);
-  if (!follows) return;
+  if (!input_follows_last_axis(st, input)) return;
   const std::string inner_axis = cs.leaves.back().name;  // a copy: split() changes cs
   auto [o, i] = in.split(cache, inner_axis, kMaxVector, TailStrategy::GuardWithIf);
   in.sch.vectorize(cache, i);
+}
+
+// Packs the reused input of `reader` at root into panels of `panel` elements
+// of its last axis (choices 3 and 4 above); nothing when the panel does not
+// divide that axis' extent.
+static void pack_input_at_root(Inst &in, const std::string &reader, const StageInfo &st, int64_t panel) {
+  std::string input = packable_input(st);
+  if (input.empty() || panel < 2 || !input_follows_last_axis(st, input)) return;
+  int64_t extent = st.shape.back();
+  if (panel >= extent || extent % panel != 0) return;
+  std::string cache = in.sch.cache_read(input, {reader});
+  const std::string axis = in.sch.stage(cache).spatial_axes.back();
+  auto [o, i] = in.sch.pack_layout(cache, axis, panel);
+  int64_t max_tasks = in.param(st.name + ".par_grain", 16) * std::max(1, in.g.threads);
+  parallel_with_max_tasks(in.sch, cache, o, max_tasks);
+  if (panel <= kMaxVector) {
+    in.sch.vectorize(cache, i);
+  } else if (panel % kMaxVector == 0) {
+    auto [vo, vi] = in.split(cache, i, kMaxVector, TailStrategy::GuardWithIf);
+    in.sch.vectorize(cache, vi);
+  }
+}
+
+// Applies the ".cache_read" choice 3 or 4 (see the top of this file).
+static void pack_input_choice_at_root(Inst &in, const std::string &reader, const StageInfo &st, const AxisTiles &t) {
+  int64_t cr = in.param(st.name + ".cache_read", 0);
+  auto it = t.sp.find(static_cast<int>(st.spatial_axes.size()) - 1);
+  if ((cr != 3 && cr != 4) || it == t.sp.end()) return;
+  pack_input_at_root(in, reader, st, cr == 3 ? it->second[2] : it->second[1] * it->second[2]);
 }
 
 // The stage alone: S0 S1 R0 S2 R1 S3 on one stage (which then holds the reduction's update).
@@ -320,6 +361,7 @@ static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
   int64_t cr = in.param(S + ".cache_read", 0);
   if (cr == 1) pack_input(in, S, st, t, first(r0));
   else if (cr == 2) pack_input(in, S, st, t, last(outer));
+  else pack_input_choice_at_root(in, S, st, t);
   Placed &pl = in.placed[S];
   pl.compute_name = S;
   add_points(pl, {last(outer), first(r0)});
@@ -386,6 +428,7 @@ void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisT
     if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, I, r1n, max_unroll);
   if (in.param(st.name + ".cache_read", 0) == 1) pack_input(in, I, st, t, first(r0));
+  pack_input_choice_at_root(in, I, st, t);
   Placed &pl = in.placed[I];
   pl.compute_name = I;
   // Producers (a conv's pad) may be computed at the outermost reduce tile

@@ -220,18 +220,27 @@ TEST(SearchSpace, GemmCacheReadLegal) {
   for (auto shape : std::vector<std::vector<int>>{{64, 48, 40}, {37, 29, 45}, {32, 64, 256}}) {
     Checker ch(make_task("gemm_cr", gemm(shape[0], shape[1], shape[2])));
     std::mt19937_64 rng(31 + shape[0]);
-    int packed = 0;
+    int packed = 0, panels = 0;
     for (int i = 0; i < 40; i++) {
       Candidate c = ch.space.sample(rng);
       auto it = c.params.find("C.cache_read");
       ASSERT_NE(it, c.params.end()) << "no cache_read choice in sketch " << c.sketch;
-      if (it->second == 0) it->second = 1 + static_cast<int64_t>(rng() % 2);
+      if (it->second == 0) it->second = 1 + static_cast<int64_t>(rng() % 4);
       Schedule s = ch.space.schedule(c);
       if (s.has_stage("B.cache")) packed++;
+      if (s.has_stage("B.cache") && s.stage("B.cache").pack.packed()) {
+        // Root panels (choices 3, 4): a whole number of panels along B's columns.
+        panels++;
+        EXPECT_EQ(s.stage("B.cache").attach.kind, Attach::Root);
+        EXPECT_EQ(shape[1] % s.stage("B.cache").pack.factor, 0);
+      }
       ch.check(c, "cache_read");
       if (::testing::Test::HasFailure()) return;
     }
-    EXPECT_GT(packed, 20);
+    EXPECT_GT(packed, 12);
+    // 29 columns (prime) cannot be cut into panels; the other shapes can.
+    if (shape[1] == 29) EXPECT_EQ(panels, 0);
+    else EXPECT_GT(panels, 5);
   }
 }
 
