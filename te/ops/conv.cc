@@ -121,12 +121,28 @@ Tensor conv2d_transpose(const Tensor &x, const Tensor &w, const Tensor &bias, co
   int64_t OH = a.sh * (H - 1) + output_padding[0] + a.dh * (KH - 1) + 1 - a.pt - a.pb;
   int64_t OW = a.sw * (W - 1) + output_padding[1] + a.dw * (KW - 1) + 1 - a.pl - a.pr;
   if (OH < 1 || OW < 1) throw ShapeError(op + ": output would be " + shape_str({OH, OW}) + " (pads too large)");
-  // Dilated, padded input: position y holds x[(y - off) / s] when (y - off) % s == 0 and in range.
-  int64_t offh = a.dh * (KH - 1) - a.pt, offw = a.dw * (KW - 1) - a.pl;
-  int64_t Hp = OH + a.dh * (KH - 1), Wp = OW + a.dw * (KW - 1);
   auto attrs = attr_map(op, a, groups);
   attrs["output_padding"] = list_str(output_padding);
   DType dt = x.dtype();
+  if (KH == a.sh && KW == a.sw && a.dh == 1 && a.dw == 1 && output_padding[0] == 0 && output_padding[1] == 0) {
+    // One tap per output pixel: (oh + top) / sh < H holds since oh + top <= sh * H - bottom - 1.
+    Tensor conv = compute(
+        {N, O, OH, OW},
+        [&](const std::vector<Var> &i) {
+          IterVar rc = reduce_axis(CG, "rc");
+          Expr c = groups == 1 ? Expr(rc.var) : Expr(i[1]) / static_cast<int>(OG) * static_cast<int>(CG) + rc.var;
+          Expr oc = groups == 1 ? Expr(i[1]) : Expr(i[1]) % static_cast<int>(OG);
+          Expr th = Expr(i[2]) + static_cast<int>(a.pt), tw = Expr(i[3]) + static_cast<int>(a.pl);
+          Expr sh = Expr(static_cast<int>(a.sh)), sw = Expr(static_cast<int>(a.sw));
+          return tetune::sum(x(i[0], c, th / sh, tw / sw) * w(c, oc, th % sh, tw % sw), {rc});
+        },
+        bias.defined() ? name + ".conv" : name, "", {"n", "c", "h", "w"});
+    annotate(conv, "conv2d_transpose", attrs);
+    return add_bias(conv, bias, name, op, attrs);
+  }
+  // Dilated, padded input: position y holds x[(y - off) / s] when (y - off) % s == 0 and in range.
+  int64_t offh = a.dh * (KH - 1) - a.pt, offw = a.dw * (KW - 1) - a.pl;
+  int64_t Hp = OH + a.dh * (KH - 1), Wp = OW + a.dw * (KW - 1);
   Tensor xp = compute(
       {N, C, Hp, Wp},
       [&](const std::vector<Var> &i) {

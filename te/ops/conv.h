@@ -38,6 +38,12 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), c
  *                     of x[n, c, ih, iw] * w[c, o % (O/groups), ky, kx]
  * Implemented as "<name>.pad" (the stride-dilated, padded input, tag
  * "injective") followed by a stride-1 correlation with the flipped kernel.
+ * When the kernel equals the stride (KH = sh, KW = sw), dilation is 1 and
+ * output_padding is 0 (the learned 2x upsampling of detection heads), every
+ * output pixel takes exactly one tap, so the stage is computed directly:
+ *   y[n, o, oh, ow] = sum over c of x[n, c, (oh + top) / sh, (ow + left) / sw]
+ *                                  * w[c, o % (O/groups), (oh + top) % sh, (ow + left) % sw]
+ * with no ".pad" stage (the general form multiplies sh * sw - 1 zeros per tap).
  * output_padding {oph, opw} must be < stride or < dilation (AttributeError).
  */
 Tensor conv2d_transpose(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(),

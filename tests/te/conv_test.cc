@@ -99,6 +99,10 @@ TEST(Conv2dTranspose, Cases) {
       {1, 2, 4, 4, 2, 3, 2, {2, 1}, {1, 0, 0, 1}, {2, 3}, {0, 0}, 1, true},    // dilation
       {1, 4, 3, 5, 6, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, {0, 1}, 2, true},    // groups
       {1, 3, 4, 4, 3, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 3, false},   // depthwise
+      // Kernel = stride (one tap per output pixel: the direct form, no pad stage).
+      {1, 4, 3, 5, 3, 2, 2, {2, 2}, {0, 0, 0, 0}, {1, 1}, {0, 0}, 1, true},    // PP-OCR det's 2x upsampling
+      {2, 4, 3, 3, 6, 3, 2, {3, 2}, {1, 0, 2, 1}, {1, 1}, {0, 0}, 2, false},   // pads, groups
+      {1, 2, 2, 3, 2, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, {0, 0}, 1, false},   // 1x1
   };
   for (auto &c : cases) {
     SCOPED_TRACE("stride " + std::to_string(c.strides[0]) + " groups " + std::to_string(c.groups));
@@ -133,6 +137,13 @@ TEST(Conv2dTranspose, Cases) {
     for (size_t i = 0; i < acc.size(); i++) ref[i] = static_cast<float>(acc[i] + (c.bias ? vb[(i / (OH * OW)) % c.O] : 0));
     auto out = c.bias ? evaluate({Y}, {X, Wt, B}, {x, w, b}) : evaluate({Y}, {X, Wt}, {x, w});
     test::expect_close(out[0], ref, so);
+    // Stage structure: the direct form reads x itself and reduces over rc only.
+    bool direct = c.KH == c.strides[0] && c.KW == c.strides[1] && c.dil == std::vector<int64_t>{1, 1} &&
+                  c.opad == std::vector<int64_t>{0, 0};
+    Tensor conv = c.bias ? Y.inputs()[0] : Y;
+    EXPECT_EQ(conv->tag, "conv2d_transpose");
+    EXPECT_EQ(conv.inputs()[0].name(), direct ? "X" : conv.name().substr(0, conv.name().find('.')) + ".pad");
+    EXPECT_EQ(conv->body->reduce_axes.size(), direct ? 1u : 3u);
   }
   Tensor X = placeholder({1, 2, 4, 4}, float32(), "X");
   EXPECT_THROW(ops::conv2d_transpose(X, placeholder({2, 2, 3, 3}, float32(), "W"), Tensor(), {1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}), AttributeError);
