@@ -430,6 +430,11 @@ class Lowerer {
 
   void attach(const StageInfo &st) {
     Halide::Func f = funcs_.at(st.name);
+    if (!st.storage_order.empty()) {
+      std::vector<Halide::Var> order;  // Halide lists storage dimensions innermost first
+      for (auto it = st.storage_order.rbegin(); it != st.storage_order.rend(); ++it) order.emplace_back(sanitize(*it));
+      f.reorder_storage(order);
+    }
     switch (st.attach.kind) {
       case Attach::Root:
         if (!st.is_output) f.compute_root();

@@ -151,6 +151,7 @@ void Schedule::apply(const Step &step) {
   else if (k == "cache_write") apply_cache_write(step);
   else if (k == "rfactor") apply_rfactor(step);
   else if (k == "pack_layout") apply_pack_layout(step);
+  else if (k == "reorder_storage") apply_reorder_storage(step);
   else fail(step, "unknown step kind '" + k + "'");
   trace_.push_back(step);
 }
@@ -351,6 +352,7 @@ void Schedule::apply_compute_inline(const Step &s) {
   bool has_loop_steps = !st.relations.empty();
   for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
   if (has_loop_steps) fail(s, "stage '" + st.name + "' has loop transformations; an inlined stage has no loops");
+  if (!st.storage_order.empty()) fail(s, "stage '" + st.name + "' has a storage order; an inlined stage has no storage");
   for (const auto &o : stages_)
     if (o.attach.kind == Attach::At && o.attach.stage == st.name)
       fail(s, "stage '" + o.name + "' is computed at '" + st.name + "'; move it first");
@@ -421,7 +423,8 @@ void Schedule::apply_pack_layout(const Step &s) {
   bool has_loop_steps = !st.relations.empty() || st.attach.kind != Attach::Root;
   for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
   for (const auto &o : stages_) has_loop_steps |= o.attach.kind == Attach::At && o.attach.stage == st.name;
-  if (has_loop_steps) fail(s, "pack_layout must come before other steps on stage '" + st.name + "'");
+  if (has_loop_steps || !st.storage_order.empty())
+    fail(s, "pack_layout must come before other steps on stage '" + st.name + "'");
   const std::string &axis = s.axes[0];
   auto it = std::find(st.spatial_axes.begin(), st.spatial_axes.end(), axis);
   if (it == st.spatial_axes.end()) fail(s, "stage '" + st.name + "' has no root axis '" + axis + "'");
@@ -440,6 +443,17 @@ void Schedule::apply_pack_layout(const Step &s) {
   init_loops(st, axes, shape, {});
 }
 
+void Schedule::apply_reorder_storage(const Step &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (st.is_output) fail(s, "stage '" + st.name + "' is an output; its storage layout is the tensor's");
+  if (st.attach.kind == Attach::Inline) fail(s, "stage '" + st.name + "' is inlined and has no storage");
+  std::vector<std::string> a = s.axes, b = st.spatial_axes;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) fail(s, "the order must list each root spatial axis of stage '" + st.name + "' once");
+  st.storage_order = s.axes;
+}
+
 void Schedule::apply_cache_write(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
@@ -450,6 +464,7 @@ void Schedule::apply_cache_write(const Step &s) {
   StageInfo local = st;
   local.name = name;
   local.is_output = false;
+  local.storage_order.clear();
   local.attach = Attach{};
   local.leaves.clear();
   init_loops(local, st.spatial_axes, st.shape, st.reduce_axes);
@@ -621,6 +636,9 @@ std::pair<std::string, std::string> Schedule::pack_layout(const std::string &sta
                                                           int64_t factor) {
   apply(Step{"pack_layout", stage, {axis}, {factor}, ""});
   return {axis + "_o", axis + "_i"};
+}
+void Schedule::reorder_storage(const std::string &stage, const std::vector<std::string> &order) {
+  apply(Step{"reorder_storage", stage, order, {}, ""});
 }
 std::string Schedule::cache_write(const std::string &stage) {
   apply(Step{"cache_write", stage, {}, {}, ""});

@@ -37,7 +37,8 @@ TailStrategy parse_tail_strategy(const std::string &s);
 /** One schedule primitive as recorded in the trace. */
 struct Step {
   std::string kind;   // split, fuse, reorder, vectorize, unroll, parallel, compute_at, compute_inline,
-                      // compute_root, cache_read, cache_write, rfactor, bind, pack_layout
+                      // compute_root, cache_read, cache_write, rfactor, bind, pack_layout,
+                      // reorder_storage
   std::string stage;  // stage the step applies to (for cache_read: the tensor read)
   std::vector<std::string> axes;  // axis arguments (cache_read: reader stages)
   std::vector<int64_t> ints;      // split: {factor, is_nparts}; pack_layout: {factor}
@@ -124,6 +125,7 @@ struct StageInfo {
   std::map<std::string, std::string> redirects; // tensor name -> cache stage that replaces it for this stage
   RFactorInfo rfactor;                          // see RFactorInfo (empty unless rfactor was applied)
   PackInfo pack;                                // see PackInfo (empty unless pack_layout was applied)
+  std::vector<std::string> storage_order;       // reorder_storage: root spatial axes, outermost first (empty: as declared)
 
   bool is_reduction() const { return !reduce_axes.empty(); }
   /** Index of a leaf axis, or -1. */
@@ -190,6 +192,17 @@ class Schedule {
    * the factor does not divide the extent. Returns {axis_o, axis_i}.
    */
   std::pair<std::string, std::string> pack_layout(const std::string &stage, const std::string &axis, int64_t factor);
+  /**
+   * Stores a non-output stage with its root spatial axes in `order`
+   * (outermost first; a permutation of all of them), as Halide's
+   * Func::reorder_storage. Why: an accumulator vectorized along a channel
+   * axis that is not innermost in storage loads and stores its lanes with a
+   * stride (gathers and scatters every update); stored channel-innermost the
+   * same lanes are one dense vector. Raises ScheduleError for an output or
+   * inlined stage, or when `order` is not a permutation of the root spatial
+   * axes; a later compute_inline of the stage is rejected too.
+   */
+  void reorder_storage(const std::string &stage, const std::vector<std::string> &order);
   /** Moves the computation of a stage into a new stage "S.local"; S becomes a copy of it. Must precede other steps on S. */
   std::string cache_write(const std::string &stage);
   /**
@@ -223,6 +236,7 @@ class Schedule {
   void apply_cache_write(const Step &s);
   void apply_rfactor(const Step &s);
   void apply_pack_layout(const Step &s);
+  void apply_reorder_storage(const Step &s);
   bool consumes(const std::string &consumer, const std::string &producer) const;
   bool inside(const std::string &stage, const std::string &target, const std::string &axis) const;
   /** "" when every computed-at stage's loop encloses all its uses, else why not. */

@@ -324,14 +324,35 @@ class Builder {
       a.dense = uses && only_last_unit;
       nest_.accesses.push_back(a);
     };
-    for (const auto &l : loads) access(l.buffer, l.index, l.div, false, l.bytes);
+    for (const auto &l : loads) {
+      std::vector<Affine> idx = l.index;
+      std::vector<int64_t> div = l.div;
+      if (s_.has_stage(l.buffer)) in_storage_order(s_.stage(l.buffer), idx, div);
+      access(l.buffer, idx, div, false, l.bytes);
+    }
     std::vector<Affine> self;
     for (const auto &a : st.spatial_axes) {
       Affine x;
       x.coef[a] = 1;
       self.push_back(x);
     }
-    access(st.name, self, {}, true, st.tensor.defined() ? st.tensor.dtype().bytes() : 4);
+    std::vector<int64_t> no_div;
+    in_storage_order(st, self, no_div);
+    access(st.name, self, no_div, true, st.tensor.defined() ? st.tensor.dtype().bytes() : 4);
+  }
+
+  // Permutes an index of buffer `st` (root axis order) into its storage order (Schedule::reorder_storage).
+  static void in_storage_order(const StageInfo &st, std::vector<Affine> &idx, std::vector<int64_t> &div) {
+    if (st.storage_order.empty() || idx.size() != st.spatial_axes.size()) return;
+    std::vector<Affine> out;
+    std::vector<int64_t> dout;
+    for (const auto &a : st.storage_order) {
+      size_t d = static_cast<size_t>(std::find(st.spatial_axes.begin(), st.spatial_axes.end(), a) - st.spatial_axes.begin());
+      out.push_back(idx[d]);
+      dout.push_back(d < div.size() ? div[d] : 0);
+    }
+    idx = std::move(out);
+    div = std::move(dout);
   }
 
   const Schedule &s_;

@@ -114,3 +114,52 @@ TEST(ScheduleNest, InlinedProducerLoadsItsInputs) {
 }  // namespace
 }  // namespace autotune
 }  // namespace tetune
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+// A packed B (pack_layout) read along its panel and an accumulator stored
+// channel-innermost (reorder_storage) are dense vector accesses.
+TEST(ScheduleNest, PackedAndReorderedBuffersAreDense) {
+  Task t = gemm_task(64);
+  Schedule s(t.outputs);
+  std::string L = s.cache_write("C");
+  std::string B = s.cache_read("B", {L});
+  s.pack_layout(B, "ax1", 16);
+  s.reorder_storage(L, {"j", "i"});
+  auto tiles = s.tile("C", "i", "j", 8, 16);
+  s.compute_at(L, "C", tiles[1]);
+  s.reorder(L, {"k", "i", "j"});
+  s.vectorize(L, "j");
+  LoopNest n = features::schedule_loop_nest(s, t);
+  int packed_loads = 0, local_stores = 0;
+  for (const auto &a : n.accesses) {
+    if (a.buffer == "B_cache" && !a.is_store) {
+      packed_loads++;
+      EXPECT_EQ(a.lanes, 16);
+      EXPECT_TRUE(a.dense);  // B.cache[j / 16, k, j % 16]
+    }
+    if (a.buffer == "C_local" && a.is_store) {
+      local_stores++;
+      EXPECT_EQ(a.lanes, 16);
+      EXPECT_FALSE(a.dense);  // stored [j][i]: the j lanes are a column
+    }
+  }
+  EXPECT_EQ(packed_loads, 1);
+  EXPECT_EQ(local_stores, 1);
+  // The copy itself reads B[ax0, ax1_o * 16 + ax1_i] along ax1_i.
+  s.vectorize(B, "ax1_i");
+  n = features::schedule_loop_nest(s, t);
+  int source_loads = 0;
+  for (const auto &a : n.accesses)
+    if (a.buffer == "B" && !a.is_store) {
+      source_loads++;
+      EXPECT_TRUE(a.dense);
+    }
+  EXPECT_EQ(source_loads, 1);
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
