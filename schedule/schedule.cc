@@ -634,8 +634,9 @@ std::string Schedule::cache_read(const std::string &tensor, const std::vector<st
 }
 std::pair<std::string, std::string> Schedule::pack_layout(const std::string &stage, const std::string &axis,
                                                           int64_t factor) {
-  apply(Step{"pack_layout", stage, {axis}, {factor}, ""});
-  return {axis + "_o", axis + "_i"};
+  const std::string a = axis;  // `axis` may name an element of the stage's axes, which the step replaces
+  apply(Step{"pack_layout", stage, {a}, {factor}, ""});
+  return {a + "_o", a + "_i"};
 }
 void Schedule::reorder_storage(const std::string &stage, const std::vector<std::string> &order) {
   apply(Step{"reorder_storage", stage, order, {}, ""});

@@ -135,6 +135,39 @@ std::string packable_input(const StageInfo &st) {
   return "";
 }
 
+ChannelVector channel_vector_input(const StageInfo &st) {
+  ChannelVector none;
+  if (st.kind != StageInfo::Compute || !st.is_reduction() || st.spatial_axes.size() < 3) return none;
+  const auto &axes = st.tensor->axes;
+  std::map<const TensorNode *, int> count;
+  std::vector<const ExprNode *> accesses;
+  visit(st.tensor->body, [&](const ExprNode &n) {
+    if (n.kind == ExprKind::Access) {
+      count[n.tensor.get()]++;
+      accesses.push_back(&n);
+    }
+  });
+  for (const ExprNode *n : accesses) {
+    const TensorNode *t = n->tensor.get();
+    if (!t || t->kind != TensorNode::Kind::Placeholder || count[t] != 1 || t->shape.size() < 2) continue;
+    bool plain = true;
+    int spatial = 0, axis = -1, dim = -1;
+    for (size_t d = 0; d < n->args.size(); d++) {
+      const Expr &a = n->args[d];
+      if (a->kind != ExprKind::Var) {
+        plain = false;
+        break;
+      }
+      for (size_t i = 0; i < axes.size(); i++)
+        if (a->var.get() == axes[i].var.get()) spatial++, axis = static_cast<int>(i), dim = static_cast<int>(d);
+    }
+    if (!plain || spatial != 1 || axis == static_cast<int>(axes.size()) - 1) continue;
+    if (st.shape[axis] % kMaxVector != 0 || st.shape[axis] <= kMaxVector) continue;
+    return ChannelVector{t->name, dim, axis};
+  }
+  return none;
+}
+
 std::vector<int64_t> prime_factors(int64_t n) {
   std::vector<int64_t> f;
   for (int64_t p = 2; p * p <= n; p++)

@@ -22,6 +22,18 @@
 // spatial axis, so that the register block streams through contiguous memory
 // (Goto and van de Geijn's packed B); the copy is parallel over panels and
 // vectorized. A panel width that does not divide the extent packs nothing.
+//
+// Channel vectorization (param "<stage>.vec_channel", when analysis.cc's
+// channel_vector_input() finds a conv weight and the stage is an accumulator
+// or a fused producer, whose storage may change): 1 = the vector is the
+// innermost level of the output-channel axis (16 lanes) instead of the last
+// axis, whose innermost level becomes an unrolled register block; the
+// accumulator is stored channel-innermost (reorder_storage) and the weight is
+// packed at root in panels of 16 channels (pack_layout). This is the
+// register block of direct convolution on CPUs with NCHW[x]c layouts (Georganas
+// et al., "Anatomy of High-Performance Deep Learning Convolutions on SIMD
+// Architectures", SC 2018, section 3): one weight vector, broadcast inputs.
+// With it, the ".cache_read" choice is ignored (the weight is the packed input).
 #include <algorithm>
 #include <functional>
 
@@ -157,6 +169,8 @@ bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rn
 
 void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
+  if ((p.cache_write || !p.consumer.empty()) && channel_vector_input(st).found())
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".vec_channel", {0, 1}, {}});
   if (!packable_input(st).empty()) {
     bool alone = !p.cache_write && p.consumer.empty();
     s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2, 3, 4}, {}}
@@ -198,7 +212,21 @@ AxisTiles read_tiles(const Inst &in, const StageInfo &st) {
     t.tiled_red.push_back(j);
     t.red[j] = l[0];
   }
+  ChannelVector cv = channel_vector(in, st);
+  if (cv.found() && t.sp.count(cv.axis)) {
+    // The channel axis' innermost level is the vector; the outer levels shrink to fit the extent.
+    std::vector<int64_t> &l = t.sp[cv.axis];
+    const int64_t E = st.shape[cv.axis];
+    l[2] = kMaxVector;
+    if (l[0] * l[1] * l[2] > E) l[1] = std::max<int64_t>(1, E / (l[0] * l[2]));
+    if (l[0] * l[1] * l[2] > E) l[0] = 1, l[1] = E / l[2];
+  }
   return t;
+}
+
+ChannelVector channel_vector(const Inst &in, const StageInfo &st) {
+  if (in.param(st.name + ".vec_channel", 0) != 1) return ChannelVector{};
+  return channel_vector_input(st);
 }
 
 namespace {
@@ -400,14 +428,36 @@ std::string tile_outer(Inst &in, const std::string &O, const std::vector<std::st
   return last(outer);
 }
 
+// Channel vectorization of the inner stage I (see the top of this file): I
+// stored channel-innermost, the weight packed at root in vector-wide panels.
+static void pack_channel_weight(Inst &in, const std::string &I, const StageInfo &st, const ChannelVector &cv) {
+  std::vector<std::string> storage;
+  for (size_t i = 0; i < st.spatial_axes.size(); i++)
+    if (static_cast<int>(i) != cv.axis) storage.push_back(st.spatial_axes[i]);
+  storage.push_back(st.spatial_axes[cv.axis]);
+  in.sch.reorder_storage(I, storage);
+  std::string w = in.sch.cache_read(cv.input, {I});
+  auto [o, i] = in.sch.pack_layout(w, in.sch.stage(w).spatial_axes.at(cv.input_dim), kMaxVector);
+  parallel_with_max_tasks(in.sch, w, o, in.param(st.name + ".par_grain", 16) * std::max(1, in.g.threads));
+  in.sch.vectorize(w, i);
+}
+
 void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisTiles &t, int L, int64_t max_unroll) {
   std::vector<std::string> pre, s2, s3, rpre, r0, r1;
   for (int i : t.untiled_sp) pre.push_back(st.spatial_axes[i]);
   std::string vec;
+  ChannelVector cv = channel_vector(in, st);
+  int vec_axis = cv.found() ? cv.axis : static_cast<int>(st.spatial_axes.size()) - 1;
   for (int i : t.tiled_sp) {
     auto n = split_levels(in, I, st.spatial_axes[i], st.shape[i], {t.sp.at(i)[2]});
     s2.push_back(n[0]), s3.push_back(n[1]);
-    if (i == static_cast<int>(st.spatial_axes.size()) - 1) vec = n[1];
+    if (i == vec_axis) vec = n[1];
+  }
+  // The vector loop innermost.
+  auto vit = std::find(s3.begin(), s3.end(), vec);
+  if (!vec.empty() && vit != s3.end()) {
+    s3.erase(vit);
+    s3.push_back(vec);
   }
   split_reduce(in, I, st, t, rpre, r0, r1);
   std::vector<std::string> order;
@@ -427,8 +477,12 @@ void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisT
   for (const auto &x : s3)
     if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, I, r1n, max_unroll);
-  if (in.param(st.name + ".cache_read", 0) == 1) pack_input(in, I, st, t, first(r0));
-  pack_input_choice_at_root(in, I, st, t);
+  if (cv.found()) {
+    pack_channel_weight(in, I, st, cv);
+  } else {
+    if (in.param(st.name + ".cache_read", 0) == 1) pack_input(in, I, st, t, first(r0));
+    pack_input_choice_at_root(in, I, st, t);
+  }
   Placed &pl = in.placed[I];
   pl.compute_name = I;
   // Producers (a conv's pad) may be computed at the outermost reduce tile

@@ -49,6 +49,22 @@ bool is_identity_access(const StageInfo &consumer, const StageInfo &producer);
  * some other spatial axis. "" when none.
  */
 std::string packable_input(const StageInfo &st);
+/** The input a channel-vectorized tiling packs (see channel_vector_input). */
+struct ChannelVector {
+  std::string input;  // placeholder name ("" when none)
+  int input_dim = -1; // its index position that is the channel axis
+  int axis = -1;      // position of the channel axis among st's spatial axes
+  bool found() const { return !input.empty(); }
+};
+/**
+ * Vectorizing along output channels (the weight of a conv, W[k, c, ry, rx]
+ * of y[n, k, h, w]): a placeholder read once with plain variable indices that
+ * uses exactly one spatial axis, not the last one, whose extent is a multiple
+ * of the vector width; only for stages of 3 or more spatial axes (images).
+ * The tiling then vectorizes that axis, stores the accumulator with it
+ * innermost and packs the weight in panels of the vector width along it.
+ */
+ChannelVector channel_vector_input(const StageInfo &st);
 
 std::vector<int64_t> prime_factors(int64_t n);  // with multiplicity, ascending
 std::vector<int64_t> divisors(int64_t n);        // ascending
@@ -218,6 +234,8 @@ struct AxisTiles {
   std::map<int, int64_t> red;               // reduce position -> r1
 };
 AxisTiles read_tiles(const Inst &in, const StageInfo &st);
+/** The channel-vectorization input of st when its "<stage>.vec_channel" choice is 1, else none. */
+ChannelVector channel_vector(const Inst &in, const StageInfo &st);
 /**
  * The outer stage O of a tiled pair (the cache_write copy or the fused
  * consumer): splits its axes (positionally matching st's) into the levels

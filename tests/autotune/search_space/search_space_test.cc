@@ -244,6 +244,42 @@ TEST(SearchSpace, GemmCacheReadLegal) {
   }
 }
 
+// Channel vectorization of conv accumulators (".vec_channel" = 1): every such
+// candidate vectorizes the output channels, stores its accumulator channel-
+// innermost and reads the weight packed in 16-channel panels; all legal.
+TEST(SearchSpace, ConvChannelVectorLegal) {
+  for (int batch : {1, 2}) {
+    Checker ch(make_task("conv_vc", conv_bias_relu(batch, 8, 10, 12, 32, 3, 1, 1)));
+    std::mt19937_64 rng(77 + batch);
+    int channel = 0;
+    for (int i = 0; i < 24; i++) {
+      Candidate c = ch.space.sample(rng);
+      auto it = c.params.find("conv.vec_channel");
+      if (it == c.params.end()) continue;  // a sketch whose conv is neither accumulator nor fused producer
+      it->second = 1;
+      Schedule s = ch.space.schedule(c);
+      ASSERT_TRUE(s.has_stage("weight.cache")) << c.key();
+      EXPECT_EQ(s.stage("weight.cache").pack.factor, 16);
+      std::string acc = s.has_stage("conv.local") ? "conv.local" : "conv";
+      EXPECT_EQ(s.stage(acc).storage_order, (std::vector<std::string>{"n", "oh", "ow", "k"}));
+      const StageInfo &st = s.stage(acc);
+      bool channel_vector = false;
+      for (const auto &[leaf, roots] : leaf_root_axes(st))
+        if (st.leaf_index(leaf) >= 0 && st.leaves[st.leaf_index(leaf)].annotation == "vectorize")
+          channel_vector = roots == std::vector<std::string>{"k"} && st.leaves[st.leaf_index(leaf)].extent == 16;
+      EXPECT_TRUE(channel_vector) << trace_to_json(s);
+      channel++;
+      ch.check(c, "vec_channel");
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_GT(channel, 12);
+  }
+  // 24 output channels (not two whole vectors): no such choice.
+  SearchSpace sp(make_task("conv_24", conv_bias_relu(1, 8, 10, 12, 24, 3, 1, 1)));
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 8; i++) EXPECT_EQ(sp.sample(rng).params.count("conv.vec_channel"), 0u);
+}
+
 TEST(SearchSpace, RowSumRfactorLegal) {
   for (auto shape : std::vector<std::vector<int>>{{4, 1024}, {3, 1000}, {1, 4099}}) {
     Checker ch(make_task("rsum", row_sum(shape[0], shape[1])));
