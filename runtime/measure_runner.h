@@ -14,7 +14,10 @@
 // and run_batch() writes results.json:
 //   {"format": "tetune-measure-results-1", "device": "<GPU name or CPU model>",
 //    "cpuinfo": "<this machine's /proc/cpuinfo>",
-//    "results": [{"kernel": "c0", "error_code": 0, "error_msg": "", "costs_ms": [..]}, ...]}
+//    "results": [{"kernel": "c0", "error_code": 0, "error_msg": "", "costs_ms": [..],
+//                 "clock": "steady_clock"}, ...]}
+// "clock" names what costs_ms were measured with: "steady_clock" (CPU batches)
+// or "cuda_event" (GPU batches); "" when the kernel was not timed.
 // error_code values are those of tuning_logs/error_code.h (0 no error,
 // 2 runtime error, 3 timeout, 4 wrong answer, 5 crash, 7 other).
 //
@@ -25,9 +28,13 @@
 // as the local measurer does: `warmup` runs, `number` runs per repeat chosen so
 // that a repeat lasts about min_repeat_ms (at most max_number), `repeat`
 // repeats, cost = repeat time / number, in ms. On a GPU the outputs are
-// copied back before the check and every repeat ends with
-// halide_device_sync, so a cost covers the kernels' execution, not only their
-// launch.
+// copied back before the check, and a repeat is timed with CUDA events
+// recorded before its first and after its last call on the stream the
+// kernels run on (cuda_events.h: driver loaded with dlopen, in the Halide
+// runtime's own context), so a cost is the stream's time from the first
+// launch to the end of the last kernel (device idle gaps between launches
+// included), not the host's time to launch; when event timing fails the
+// kernel gets a runtime error, never a wall-clock cost.
 #pragma once
 
 #include <string>
@@ -41,6 +48,7 @@ struct KernelMeasurement {
   int error_code = 0;
   std::string error_msg;
   std::vector<double> costs_ms;
+  std::string clock;  ///< "steady_clock", "cuda_event", or "" when not timed
 };
 
 /**

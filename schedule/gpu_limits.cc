@@ -66,8 +66,20 @@ std::map<std::string, int64_t> inner_extents(const Schedule &s, const StageInfo 
   for (const auto &r : t.reduce_axes) full[r.var.name()] = r.extent;
   for (const auto &kv : full) ext[kv.first] = 1;
   auto roots = leaf_root_axes(t);
-  for (size_t i = static_cast<size_t>(idx) + 1; i < t.leaves.size(); i++)
-    for (const auto &r : roots[t.leaves[i].name]) ext[r] = std::min(full[r], ext[r] * ax[t.leaves[i].name]);
+  std::map<std::string, const Relation *> fused_from;  // a fused axis -> the fuse that made it
+  for (const auto &rel : t.relations)
+    if (rel.kind == Relation::Fuse) fused_from[rel.parent] = &rel;
+  // A fused loop covers its parts' extents, each on its own roots (not its whole extent on every root).
+  std::function<void(const std::string &)> cover = [&](const std::string &a) {
+    auto f = fused_from.find(a);
+    if (f != fused_from.end()) {
+      cover(f->second->outer);
+      cover(f->second->inner);
+      return;
+    }
+    for (const auto &r : roots[a]) ext[r] = std::min(full[r], ext[r] * ax[a]);
+  };
+  for (size_t i = static_cast<size_t>(idx) + 1; i < t.leaves.size(); i++) cover(t.leaves[i].name);
   return ext;
 }
 

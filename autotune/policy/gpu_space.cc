@@ -1,5 +1,5 @@
 // GpuSpace ("gpu"): the search space of CUDA tasks, over the structure of the
-// hand-written GPU schedules (codegen/gpu_schedules.h).
+// GPU schedule builders (codegen/gpu_schedules.h, codegen/gpu_reduction_schedule.h).
 //
 // Sketch 0, a 2-d matmul of two inputs (C[i,j] = sum_k A[i,k] B[k,j]): Ansor's
 // GPU multi-level tiling with shared-memory staging (Zheng et al., OSDI 2020,
@@ -7,6 +7,12 @@
 //   "block"  block tile over i and j (blockIdx.y, blockIdx.x)      16..128
 //   "thread" per-thread register tile (threads = (block/thread)^2)  1..8
 //   "k_step" k tile staged through shared memory per step          4..32
+// Sketch 2, any other DAG that is one reduction (conv2d, batched matmul,
+// pooling, ...) after inlining its elementwise producers, with at most one
+// fused elementwise consumer: Ansor's GPU multi-level tiling of it,
+// gpu_reduction_schedule (codegen/gpu_reduction_schedule.h), with 4 levels
+// per spatial axis and 3 per reduce axis, named after the axes
+// (autotune/policy/gpu_reduction_params.h).
 // Sketch 1, anything else: gpu_simple_schedule (inline elementwise stages,
 // fused spatial loops over blockIdx.x x threadIdx.x) with
 //   "threads" threads per block                                    64..1024
@@ -15,8 +21,11 @@
 // ScheduleError, and the policies skip it before anything is compiled.
 // Registered as "gpu"; the tuner uses it by default for a GPU target.
 #include <memory>
+#include <optional>
 
+#include "autotune/policy/gpu_reduction_params.h"
 #include "autotune/policy/space.h"
+#include "codegen/gpu_reduction_schedule.h"
 #include "codegen/gpu_schedules.h"
 #include "schedule/gpu_limits.h"
 #include "te/errors.h"
@@ -40,11 +49,14 @@ bool is_matmul(const Task &t) {
 
 class GpuSpace : public Space {
  public:
-  explicit GpuSpace(const Task &task) : task_(task), gemm_(is_matmul(task)) {}
+  explicit GpuSpace(const Task &task) : task_(task), gemm_(is_matmul(task)) {
+    if (!gemm_) reduction_ = find_gpu_reduction(task.outputs);
+  }
 
   std::string name() const override { return "gpu"; }
 
   Point sample(std::mt19937_64 &rng) const override {
+    if (reduction_) return sample_reduction_point(*reduction_, rng);
     Point p;
     p.sketch = gemm_ ? 0 : 1;
     for (const auto &[name, values] : params()) p.params[name] = pick(values, rng);
@@ -52,6 +64,7 @@ class GpuSpace : public Space {
   }
 
   Point mutate(const Point &p, std::mt19937_64 &rng) const override {
+    if (p.sketch == 2 && reduction_) return mutate_reduction_point(*reduction_, p, rng);
     Point q = p;
     const auto &ps = params();
     auto it = ps.begin();
@@ -61,6 +74,7 @@ class GpuSpace : public Space {
   }
 
   Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
+    if (a.sketch == 2 && reduction_) return crossover_reduction_points(*reduction_, a, b, rng);
     Point c = a;
     for (const auto &[name, v] : b.params)
       if (std::uniform_int_distribution<int>(0, 1)(rng)) c.params[name] = v;
@@ -69,6 +83,10 @@ class GpuSpace : public Space {
 
   std::vector<Step> steps(const Point &p) const override {
     Schedule s = [&] {
+      if (p.sketch == 2) {
+        if (!reduction_) throw ScheduleError("gpu space: sketch 2 needs a single reduction, task '" + task_.name + "' has none");
+        return gpu_reduction_schedule(task_.outputs, reduction_tiles(*reduction_, p));
+      }
       if (p.sketch == 0 && gemm_) {
         GpuGemmTiles t;
         t.block = p.params.at("block");
@@ -92,6 +110,7 @@ class GpuSpace : public Space {
   }
   Task task_;
   bool gemm_;
+  std::optional<GpuReductionNest> reduction_;  // set for sketch 2 tasks (not for a 2-d matmul: sketch 0)
 };
 
 bool registered = register_space("gpu", [](const Task &task) { return std::unique_ptr<Space>(new GpuSpace(task)); });

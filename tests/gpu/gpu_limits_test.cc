@@ -40,6 +40,23 @@ TEST(GpuLimits, GemmScheduleFitsAndSharedMemoryIsEstimated) {
   EXPECT_FALSE(gpu_level(s, "C", s.stage("C").leaves[2].name).block_level());
 }
 
+TEST(GpuLimits, AFusedConsumerLoopCoversEachPartOnItsOwnAxis) {
+  // C.local at C's block loop; inside it C runs a fused 16x16 thread loop and a 4x4 serial tile:
+  // the accumulator region is 64x64, not the fused 256 on each of i and j (the whole 256x256).
+  Schedule s({matmul(256, 256, 256)});
+  std::string local = s.cache_write("C");
+  auto io = s.split("C", "i", 64), jo = s.split("C", "j", 64);
+  auto ti = s.split("C", io.second, 4), tj = s.split("C", jo.second, 4);
+  s.reorder("C", {io.first, jo.first, ti.first, tj.first, ti.second, tj.second});
+  std::string block = s.fuse("C", io.first, jo.first), threads = s.fuse("C", ti.first, tj.first);
+  s.bind("C", block, "blockIdx.x");
+  s.bind("C", threads, "threadIdx.x");
+  s.compute_at(local, "C", block);
+  s.bind(local, s.fuse(local, "i", "j"), "threadIdx.x");  // a thread per element: 4096 > 1024
+  EXPECT_EQ(shared_bytes(s, local), 64 * 64 * 4);
+  EXPECT_NE(error_of(s).find("extent 4096 > max block dimension 1024"), std::string::npos) << error_of(s);
+}
+
 TEST(GpuLimits, TooManyThreadsPerBlock) {
   // 128x128 block tile with 2x2 per thread: 64x64 = 4096 threads.
   Schedule s = gpu_gemm_schedule(matmul(256, 256, 256), GpuGemmTiles{128, 2, 16});

@@ -1,7 +1,7 @@
 // The CUDA search space "gpu" without a GPU: its points give schedules within
 // the target's limits whose PTX ptxas accepts for sm_90, points over the
-// limits are rejected before compiling, and non-matmul tasks get the generic
-// sketch.
+// limits are rejected before compiling, single reductions (conv2d, batched
+// matmul) get the multi-level tiling sketch and other tasks the generic one.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,6 +11,10 @@
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
 #include "te/errors.h"
+#include "te/ops/conv.h"
+#include "te/ops/matmul.h"
+#include "te/ops/pool.h"
+#include "te/ops/reduce.h"
 #include "te/ops/softmax.h"
 #include "tests/gpu/gpu_test_util.h"
 
@@ -60,6 +64,119 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
   big.params = {{"block", 128}, {"thread", 1}, {"k_step", 8}};
   EXPECT_THROW(space->steps(big), ScheduleError);
   (void)rejected;
+}
+
+// Samples points of a sketch-2 task until `want` are within the limits; each is compiled to PTX that
+// must use shared memory and assemble for sm_90. Every other point must fail only on a GPU limit.
+void expect_reduction_points_compile(const autotune::Task &t, const std::string &name, int want) {
+  auto space = autotune::policy::make_space("gpu", t);
+  std::mt19937_64 rng(11);
+  std::string dir = gputest::out_dir(name);
+  int valid = 0, tried = 0;
+  for (; tried < 100 && valid < want; tried++) {
+    autotune::policy::Point p = space->sample(rng);
+    EXPECT_EQ(p.sketch, 2) << p.key();
+    std::vector<Step> steps;
+    try {
+      steps = space->steps(p);
+    } catch (const ScheduleError &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("GPU schedule:", 0), 0u) << p.key() << ": " << e.what();  // a limit, not a bad tiling
+      continue;
+    }
+    Schedule s = replay(t.outputs, steps);
+    std::string fn = name + "_p" + std::to_string(valid);
+    compile_object(s, dir + "/" + fn, fn, t.target);
+    std::string ptx = gputest::read_file(dir + "/" + fn + ".ptx");
+    EXPECT_NE(ptx.find(".shared"), std::string::npos) << p.key();
+    if (gputest::have_ptxas()) {
+      std::string log;
+      EXPECT_EQ(gputest::run_ptxas(dir + "/" + fn + ".ptx", "sm_90", &log), 0) << p.key() << "\n" << log;
+    }
+    valid++;
+  }
+  EXPECT_EQ(valid, want) << "after " << tried << " samples";
+  std::cout << "[" << name << ": " << valid << " valid points in " << tried << " samples]\n";
+}
+
+TEST(GpuSpace, ConvPointsAreMultiLevelTilingsThatCompile) {
+  Tensor x = placeholder({1, 64, 56, 56}, float32(), "x"), w = placeholder({64, 64, 3, 3}, float32(), "w");
+  Tensor y = ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1});
+  expect_reduction_points_compile(autotune::make_task("conv_cuda", {y}, Target{"cuda"}, 1), "space_conv", 3);
+}
+
+TEST(GpuSpace, BatchMatmulPointsAreMultiLevelTilingsThatCompile) {
+  Tensor y = ops::batch_matmul(placeholder({8, 128, 64}, float32(), "A"), placeholder({8, 64, 96}, float32(), "B"));
+  expect_reduction_points_compile(autotune::make_task("bmm_cuda", {y}, Target{"cuda"}, 1), "space_bmm", 2);
+}
+
+TEST(GpuSpace, ReductionMutationsAndCrossoversStillTileExactly) {
+  Tensor x = placeholder({2, 32, 28, 28}, float32(), "x"), w = placeholder({48, 32, 3, 3}, float32(), "w");
+  autotune::Task t = autotune::make_task("conv_cuda", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1})}, Target{"cuda"}, 1);
+  auto space = autotune::policy::make_space("gpu", t);
+  std::mt19937_64 rng(3);
+  autotune::policy::Point a = space->sample(rng), b = space->sample(rng);
+  const size_t nparams = a.params.size();
+  EXPECT_EQ(nparams, 4u * 3 + 3u * 2);  // n, c, h, w: vthread, thread, inner; rc, ry, rx: mid, inner
+  for (int i = 0; i < 60; i++) {
+    autotune::policy::Point c = i % 2 ? space->mutate(a, rng) : space->crossover(a, b, rng);
+    EXPECT_EQ(c.sketch, 2);
+    EXPECT_EQ(c.params.size(), nparams) << c.key();
+    try {
+      space->steps(c);
+    } catch (const ScheduleError &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("GPU schedule:", 0), 0u) << c.key() << ": " << e.what();
+    }
+    (i % 2 ? a : b) = c;
+  }
+}
+
+// Single reductions of the operator library: a point within the limits compiles to PTX, and its loops
+// (without the GPU bindings, run on the CPU) compute what the default schedule computes.
+TEST(GpuSpace, OperatorLibraryReductionsGetCorrectTilings) {
+  Tensor x = placeholder({2, 16, 14, 14}, float32(), "x");
+  Tensor w = placeholder({24, 16, 3, 3}, float32(), "w"), wg = placeholder({16, 4, 3, 3}, float32(), "wg");
+  Tensor wt = placeholder({16, 8, 4, 4}, float32(), "wt"), bias = placeholder({24}, float32(), "bias");
+  Tensor d = placeholder({12, 40}, float32(), "d"), dw = placeholder({24, 40}, float32(), "dw"), db = placeholder({24}, float32(), "db");
+  std::vector<std::pair<std::string, Tensor>> ops_ = {
+      {"conv_bias_stride2", ops::conv2d(x, w, bias, {2, 2}, {1, 1, 1, 1})},
+      {"conv_groups", ops::conv2d(x, wg, Tensor(), {1, 1}, {1, 1, 1, 1}, {1, 1}, 4)},
+      {"conv_transpose", ops::conv2d_transpose(x, wt, Tensor(), {2, 2}, {1, 1, 1, 1})},
+      {"dense_bias", ops::dense(d, dw, db)},
+      {"max_pool", ops::max_pool2d(x, {3, 3}, {2, 2}, {1, 1, 1, 1})},
+      {"avg_pool", ops::avg_pool2d(x, {2, 2}, {2, 2})},
+      {"global_avg_pool", ops::global_avg_pool2d(x)},
+      {"reduce_sum", ops::reduce_sum(x, {1, 3}, false)},
+  };
+  for (const auto &[name, out] : ops_) {
+    autotune::Task t = autotune::make_task(name, {out}, Target{"cuda"}, 1);
+    auto space = autotune::policy::make_space("gpu", t);
+    std::mt19937_64 rng(7);
+    std::vector<Step> steps;
+    for (int i = 0; i < 50 && steps.empty(); i++) {
+      autotune::policy::Point p = space->sample(rng);
+      ASSERT_EQ(p.sketch, 2) << name;
+      try {
+        steps = space->steps(p);
+      } catch (const ScheduleError &e) {
+        EXPECT_EQ(std::string(e.what()).rfind("GPU schedule:", 0), 0u) << name << " " << p.key() << ": " << e.what();
+      }
+    }
+    ASSERT_FALSE(steps.empty()) << name << ": no point within the limits in 50 samples";
+    std::string dir = gputest::out_dir("ops_" + name);
+    compile_object(replay(t.outputs, steps), dir + "/k", "k", t.target);
+    EXPECT_NE(gputest::read_file(dir + "/k.ptx").find(".shared"), std::string::npos) << name;
+    std::vector<Step> serial;
+    for (const auto &st : steps)
+      if (st.kind != "bind") serial.push_back(st);
+    Schedule plain(t.outputs);
+    std::vector<NDArray> in;
+    for (size_t i = 0; i < plain.inputs().size(); i++)
+      in.push_back(NDArray::random(plain.inputs()[i].shape(), float32(), 60 + static_cast<int>(i)));
+    auto want = Kernel::build(plain).run(in);
+    auto got = Kernel::build(replay(t.outputs, serial)).run(in);
+    std::string where;
+    EXPECT_TRUE(all_close(got[0], want[0], 1e-4, 1e-4, &where)) << name << ": " << where;
+  }
 }
 
 TEST(GpuSpace, OtherTasksGetTheGenericSketch) {

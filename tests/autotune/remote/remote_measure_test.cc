@@ -6,8 +6,11 @@
 
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/remote/remote_measure.h"
 #include "autotune/tuner.h"
+#include "runtime/io.h"
 #include "te/errors.h"
 #include "tests/autotune/gemm_task.h"
 #include "tuning_logs/database.h"
@@ -58,6 +61,23 @@ TEST(RemoteMeasure, MeasuresABatchOnTheRunnerAndReportsItsMachine) {
   }
   EXPECT_EQ(r[2].error, ErrorCode::kInvalidSchedule);
   EXPECT_NE(r[2].error_msg.find("no_such_axis"), std::string::npos);
+}
+
+TEST(RemoteMeasure, ResultsNameTheSteadyClockForCpuBatches) {
+  Task t = gemm_task(32);
+  RemoteOptions ro = local_runner();
+  ro.work_dir = std::string(std::getenv("TEST_TMPDIR")) + "/clock";
+  ro.keep = true;
+  RemoteMeasurer m(t, quick(), ro);
+  auto r = m.measure_batch(three_candidates(t));
+  ASSERT_TRUE(r[0].ok()) << r[0].error_msg;
+  // batch_0 is the probe; the candidates are batch_1 (the invalid third one is not in it).
+  auto j = nlohmann::json::parse(rt::read_file_bytes(ro.work_dir + "/batch_1/results.json"));
+  ASSERT_EQ(j.at("results").size(), 2u);
+  for (const auto &x : j.at("results")) {
+    EXPECT_EQ(x.at("clock"), "steady_clock") << x.dump();
+    EXPECT_EQ(x.at("costs_ms").size(), 2u) << x.dump();
+  }
 }
 
 TEST(RemoteMeasure, WrongAnswerAndCrashAreRecordedPerKernel) {
