@@ -163,6 +163,13 @@ ChannelVector channel_vector_input(const StageInfo &st) {
     }
     if (!plain || spatial != 1 || axis == static_cast<int>(axes.size()) - 1) continue;
     if (st.shape[axis] % kMaxVector != 0 || st.shape[axis] <= kMaxVector) continue;
+    // The other inputs must not use the channel axis (a depthwise conv's data does: its lanes would be a gather).
+    const VarNode *ch = axes[axis].var.get();
+    bool shared = false;
+    for (const ExprNode *o : accesses)
+      if (o != n)
+        for (const auto &a : o->args) visit(a, [&](const ExprNode &e) { shared |= e.kind == ExprKind::Var && e.var.get() == ch; });
+    if (shared) continue;
     return ChannelVector{t->name, dim, axis};
   }
   return none;

@@ -60,7 +60,8 @@ struct ChannelVector {
  * Vectorizing along output channels (the weight of a conv, W[k, c, ry, rx]
  * of y[n, k, h, w]): a placeholder read once with plain variable indices that
  * uses exactly one spatial axis, not the last one, whose extent is a multiple
- * of the vector width; only for stages of 3 or more spatial axes (images).
+ * of the vector width and which no other input uses (not a depthwise conv);
+ * only for stages of 3 or more spatial axes (images).
  * The tiling then vectorizes that axis, stores the accumulator with it
  * innermost and packs the weight in panels of the vector width along it.
  */

@@ -278,6 +278,16 @@ TEST(SearchSpace, ConvChannelVectorLegal) {
   SearchSpace sp(make_task("conv_24", conv_bias_relu(1, 8, 10, 12, 24, 3, 1, 1)));
   std::mt19937_64 rng(5);
   for (int i = 0; i < 8; i++) EXPECT_EQ(sp.sample(rng).params.count("conv.vec_channel"), 0u);
+  // Depthwise (the data uses the channel axis too): no such choice either.
+  Tensor x = placeholder({1, 32, 10, 12}, float32(), "x"), w = placeholder({32, 3, 3}, float32(), "w");
+  IterVar ry = reduce_axis(3, "ry"), rx = reduce_axis(3, "rx");
+  Tensor dw = compute({1, 32, 8, 10}, [&](const std::vector<Var> &i) {
+    return sum(x(i[0], i[1], Expr(i[2]) + ry.var, Expr(i[3]) + rx.var) * w(i[1], ry.var, rx.var), {ry, rx});
+  }, "dw", "conv2d", {"n", "k", "h", "w"});
+  Tensor out = compute({1, 32, 8, 10}, [&](const std::vector<Var> &i) { return max(dw(i[0], i[1], i[2], i[3]), Expr(0.0f)); },
+                       "relu", "elemwise", {"n", "k", "h", "w"});
+  SearchSpace dsp(make_task("dw", {out}));
+  for (int i = 0; i < 8; i++) EXPECT_EQ(dsp.sample(rng).params.count("dw.vec_channel"), 0u);
 }
 
 TEST(SearchSpace, RowSumRfactorLegal) {
