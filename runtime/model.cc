@@ -5,13 +5,17 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <halide14/HalideRuntime.h>
 
+#include "runtime/spin_pool.h"
 #include "te/errors.h"
 
 namespace tetune {
@@ -94,6 +98,7 @@ struct Model::Impl {
   bool profiling = false;
   std::vector<double> call_ms;  // per call, last run (profiling only)
   int (*set_threads)(int) = nullptr;
+  bool spin_pool = false;  // parallel loops run on SpinPool (halide_set_custom_do_par_for)
   int (*copy_to_host)(void *, halide_buffer_t *) = nullptr;
   int (*device_free)(void *, halide_buffer_t *) = nullptr;
   ~Impl() {
@@ -145,6 +150,17 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
     std::map<std::string, const KernelEntry *> by_name;
     for (int i = 0; i < *count; i++) by_name[table[i].name] = &table[i];
     im.set_threads = reinterpret_cast<int (*)(int)>(dlsym(im.dl, "halide_set_num_threads"));
+    auto set_par_for = reinterpret_cast<halide_do_par_for_t (*)(halide_do_par_for_t)>(dlsym(im.dl, "halide_set_custom_do_par_for"));
+    if (set_par_for) {
+      set_par_for(&SpinPool::do_par_for);
+      im.spin_pool = true;
+      static std::once_flag sized;  // Halide's default: HL_NUM_THREADS, else the cores
+      std::call_once(sized, [] {
+        const char *env = std::getenv("HL_NUM_THREADS");
+        int n = env ? std::atoi(env) : static_cast<int>(std::thread::hardware_concurrency());
+        SpinPool::get().set_threads(std::max(1, n));
+      });
+    }
     im.copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_copy_to_host"));
     im.device_free = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_device_free"));
     using ErrorHandler = void (*)(void *, const char *);
@@ -246,6 +262,10 @@ int64_t Model::buffer_bytes() const {
 
 void Model::set_num_threads(int n) {
   if (n <= 0) throw RuntimeError("thread count must be positive, got " + std::to_string(n));
+  if (impl_->spin_pool) {
+    SpinPool::get().set_threads(n);
+    return;
+  }
   if (!impl_->set_threads) throw RuntimeError(dir_ + "/libmodel.so: does not export halide_set_num_threads");
   impl_->set_threads(n);
 }
@@ -279,6 +299,8 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
     in_host[i] = static_cast<uint8_t *>(const_cast<void *>(inputs[i].raw()));
   }
   for (const auto &pt : im.patches) im.calls[pt.call].bufs[pt.arg].host = in_host[pt.input];
+  std::unique_ptr<SpinPool::Active> spinning;  // the workers wait for the next kernel's loop spinning, not asleep
+  if (im.spin_pool) spinning = std::make_unique<SpinPool::Active>();
   for (auto &c : im.calls) {
     for (size_t a = 0; a < c.bufs.size(); a++) {
       c.bufs[a].flags = (im.gpu && static_cast<int>(a) < c.num_inputs) ? halide_buffer_flag_host_dirty : 0;

@@ -39,7 +39,12 @@ class Model {
   std::vector<std::string> output_names() const;
   Shape input_shape(size_t i) const;
 
-  /** Halide's thread pool size (halide_set_num_threads in libmodel.so); call before the first run. */
+  /**
+   * Threads of parallel loops; call before the first run. Kernels run their
+   * parallel loops on the process-wide SpinPool (spin_pool.h), shared by all
+   * loaded models; a library without halide_set_custom_do_par_for uses
+   * Halide's own pool (halide_set_num_threads).
+   */
   void set_num_threads(int n);
 
   /** Inputs in graph-input order; ShapeError naming the input on a count / shape / dtype mismatch. */

@@ -1,0 +1,168 @@
+#include "runtime/spin_pool.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tetune {
+namespace rt {
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Whether this thread is running a task (a worker, or the caller inside do_par_for).
+thread_local bool t_in_loop = false;
+
+// One parallel loop. Its fields change only while no worker is registered (busy == 0).
+struct Job {
+  halide_task_t task = nullptr;
+  void *user_context = nullptr;
+  uint8_t *closure = nullptr;
+  int min = 0, size = 0;
+  std::atomic<int> next{0}, done{0}, result{0};
+};
+
+// Claims and runs tasks of j until none is left.
+void run_tasks(Job &j) {
+  int i;
+  while ((i = j.next.fetch_add(1, std::memory_order_acq_rel)) < j.size) {
+    int r = j.task(j.user_context, j.min + i, j.closure);
+    if (r != 0) {
+      int none = 0;
+      j.result.compare_exchange_strong(none, r);
+    }
+    j.done.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+}  // namespace
+
+struct SpinPool::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int> busy{0};     // workers registered for the current job
+  std::atomic<int> active{0};   // Active scopes alive
+  std::atomic<bool> stop{false};
+  Job job;
+  std::vector<std::thread> workers;
+  std::mutex caller_mu;         // one parallel loop at a time from outside the pool
+
+  // `seen`: the generation when the worker was made (a loop published before
+  // the thread got to run is still joined).
+  void worker(uint64_t seen) {
+    t_in_loop = true;
+    for (;;) {
+      while (generation.load(std::memory_order_acquire) == seen) {
+        if (stop.load(std::memory_order_acquire)) return;
+        if (active.load(std::memory_order_acquire) > 0) {
+          cpu_relax();
+          continue;
+        }
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return stop.load() || active.load() > 0 || generation.load() != seen; });
+      }
+      {
+        // Registered under the lock: the caller rewrites the job only when no worker is.
+        std::lock_guard<std::mutex> lk(mu);
+        seen = generation.load(std::memory_order_acquire);
+        busy.fetch_add(1, std::memory_order_acq_rel);
+      }
+      run_tasks(job);
+      busy.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      stop.store(true);
+    }
+    cv.notify_all();
+    for (auto &t : workers) t.join();
+    workers.clear();
+    stop.store(false);
+  }
+};
+
+SpinPool::SpinPool() : s_(new State) {}
+
+SpinPool::~SpinPool() {
+  s_->stop_workers();
+  delete s_;
+}
+
+SpinPool &SpinPool::get() {
+  static SpinPool pool;
+  return pool;
+}
+
+void SpinPool::set_threads(int n) {
+  if (n < 1) n = 1;
+  if (threads() == n) return;
+  s_->stop_workers();
+  const uint64_t now = s_->generation.load();
+  for (int i = 1; i < n; i++) s_->workers.emplace_back([st = s_, now] { st->worker(now); });
+}
+
+int SpinPool::threads() const { return static_cast<int>(s_->workers.size()) + 1; }
+
+int SpinPool::do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+  State &s = *get().s_;
+  if (t_in_loop || s.workers.empty() || size <= 1) {
+    int first = 0;
+    for (int i = 0; i < size; i++) {
+      int r = task(user_context, min + i, closure);
+      if (r != 0 && first == 0) first = r;
+    }
+    return first;
+  }
+  std::lock_guard<std::mutex> one_loop(s.caller_mu);
+  t_in_loop = true;
+  {
+    std::unique_lock<std::mutex> lk(s.mu);
+    while (s.busy.load(std::memory_order_acquire) != 0) {  // stragglers of the previous loop
+      lk.unlock();
+      cpu_relax();
+      lk.lock();
+    }
+    Job &j = s.job;
+    j.task = task;
+    j.user_context = user_context;
+    j.closure = closure;
+    j.min = min;
+    j.size = size;
+    j.next.store(0);
+    j.done.store(0);
+    j.result.store(0);
+    s.generation.fetch_add(1, std::memory_order_acq_rel);
+  }
+  s.cv.notify_all();  // sleeping workers (outside an Active scope) join too
+  run_tasks(s.job);
+  while (s.job.done.load(std::memory_order_acquire) < size) cpu_relax();
+  t_in_loop = false;
+  return s.job.result.load();
+}
+
+SpinPool::Active::Active() {
+  State &s = *get().s_;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.active.fetch_add(1);
+  }
+  s.cv.notify_all();
+}
+
+SpinPool::Active::~Active() { get().s_->active.fetch_sub(1); }
+
+}  // namespace rt
+}  // namespace tetune
