@@ -1,5 +1,6 @@
 #include "runtime/spin_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -22,25 +23,41 @@ inline void cpu_relax() {
 // Whether this thread is running a task (a worker, or the caller inside do_par_for).
 thread_local bool t_in_loop = false;
 
-// One parallel loop. Its fields change only while no worker is registered (busy == 0).
+constexpr int kMaxThreads = 64;
+
+// The tasks [next, end) of one thread's share of a loop.
+struct alignas(64) Share {
+  std::atomic<int> next{0};
+  int end = 0;
+};
+
+// One parallel loop. Its fields change only while no worker is registered
+// (busy == 0). Thread k (the caller is 0) first runs the k-th contiguous
+// share of the tasks, then takes what is left of the others' shares: kernels
+// run one after another then tend to give each core the part of the data it
+// wrote before (its own cache), while a late thread's share is still done.
 struct Job {
   halide_task_t task = nullptr;
   void *user_context = nullptr;
   uint8_t *closure = nullptr;
-  int min = 0, size = 0;
-  std::atomic<int> next{0}, done{0}, result{0};
+  int min = 0, size = 0, shares = 1;
+  Share share[kMaxThreads];
+  std::atomic<int> done{0}, result{0};
 };
 
-// Claims and runs tasks of j until none is left.
-void run_tasks(Job &j) {
-  int i;
-  while ((i = j.next.fetch_add(1, std::memory_order_acq_rel)) < j.size) {
-    int r = j.task(j.user_context, j.min + i, j.closure);
-    if (r != 0) {
-      int none = 0;
-      j.result.compare_exchange_strong(none, r);
+// Runs tasks of j, own share first, until none is left.
+void run_tasks(Job &j, int me) {
+  for (int k = 0; k < j.shares; k++) {
+    Share &sh = j.share[(me + k) % j.shares];
+    int i;
+    while ((i = sh.next.fetch_add(1, std::memory_order_acq_rel)) < sh.end) {
+      int r = j.task(j.user_context, j.min + i, j.closure);
+      if (r != 0) {
+        int none = 0;
+        j.result.compare_exchange_strong(none, r);
+      }
+      j.done.fetch_add(1, std::memory_order_acq_rel);
     }
-    j.done.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
@@ -59,7 +76,7 @@ struct SpinPool::State {
 
   // `seen`: the generation when the worker was made (a loop published before
   // the thread got to run is still joined).
-  void worker(uint64_t seen) {
+  void worker(int me, uint64_t seen) {
     t_in_loop = true;
     for (;;) {
       while (generation.load(std::memory_order_acquire) == seen) {
@@ -77,7 +94,7 @@ struct SpinPool::State {
         seen = generation.load(std::memory_order_acquire);
         busy.fetch_add(1, std::memory_order_acq_rel);
       }
-      run_tasks(job);
+      run_tasks(job, me);
       busy.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
@@ -107,11 +124,11 @@ SpinPool &SpinPool::get() {
 }
 
 void SpinPool::set_threads(int n) {
-  if (n < 1) n = 1;
+  n = std::max(1, std::min(n, kMaxThreads));
   if (threads() == n) return;
   s_->stop_workers();
   const uint64_t now = s_->generation.load();
-  for (int i = 1; i < n; i++) s_->workers.emplace_back([st = s_, now] { st->worker(now); });
+  for (int i = 1; i < n; i++) s_->workers.emplace_back([st = s_, i, now] { st->worker(i, now); });
 }
 
 int SpinPool::threads() const { return static_cast<int>(s_->workers.size()) + 1; }
@@ -141,13 +158,17 @@ int SpinPool::do_par_for(void *user_context, halide_task_t task, int min, int si
     j.closure = closure;
     j.min = min;
     j.size = size;
-    j.next.store(0);
+    j.shares = std::min(size, static_cast<int>(s.workers.size()) + 1);
+    for (int k = 0; k < j.shares; k++) {
+      j.share[k].next.store(static_cast<int>(static_cast<int64_t>(size) * k / j.shares));
+      j.share[k].end = static_cast<int>(static_cast<int64_t>(size) * (k + 1) / j.shares);
+    }
     j.done.store(0);
     j.result.store(0);
     s.generation.fetch_add(1, std::memory_order_acq_rel);
   }
   s.cv.notify_all();  // sleeping workers (outside an Active scope) join too
-  run_tasks(s.job);
+  run_tasks(s.job, 0);
   while (s.job.done.load(std::memory_order_acquire) < size) cpu_relax();
   t_in_loop = false;
   return s.job.result.load();
