@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -299,8 +300,8 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
     in_host[i] = static_cast<uint8_t *>(const_cast<void *>(inputs[i].raw()));
   }
   for (const auto &pt : im.patches) im.calls[pt.call].bufs[pt.arg].host = in_host[pt.input];
-  std::unique_ptr<SpinPool::Active> spinning;  // the workers wait for the next kernel's loop spinning, not asleep
-  if (im.spin_pool) spinning = std::make_unique<SpinPool::Active>();
+  std::optional<SpinPool::Active> spinning;  // the workers wait for the next kernel's loop spinning, not asleep
+  if (im.spin_pool) spinning.emplace();
   for (auto &c : im.calls) {
     for (size_t a = 0; a < c.bufs.size(); a++) {
       c.bufs[a].flags = (im.gpu && static_cast<int>(a) < c.num_inputs) ? halide_buffer_flag_host_dirty : 0;

@@ -345,13 +345,21 @@ std::string Schedule::attach_problem() const {
   return "";
 }
 
+namespace {
+// Whether a split, fuse or loop annotation was applied to st.
+bool has_loop_steps(const StageInfo &st) {
+  if (!st.relations.empty()) return true;
+  for (const auto &l : st.leaves)
+    if (!l.annotation.empty()) return true;
+  return false;
+}
+}  // namespace
+
 void Schedule::apply_compute_inline(const Step &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.is_output) fail(s, "stage '" + st.name + "' is an output and cannot be inlined");
   if (st.kind == StageInfo::Compute && st.is_reduction()) fail(s, "stage '" + st.name + "' is a reduction and cannot be inlined");
-  bool has_loop_steps = !st.relations.empty();
-  for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
-  if (has_loop_steps) fail(s, "stage '" + st.name + "' has loop transformations; an inlined stage has no loops");
+  if (has_loop_steps(st)) fail(s, "stage '" + st.name + "' has loop transformations; an inlined stage has no loops");
   if (!st.storage_order.empty()) fail(s, "stage '" + st.name + "' has a storage order; an inlined stage has no storage");
   for (const auto &o : stages_)
     if (o.attach.kind == Attach::At && o.attach.stage == st.name)
@@ -420,10 +428,9 @@ void Schedule::apply_pack_layout(const Step &s) {
   if (st.pack.packed()) fail(s, "stage '" + st.name + "' is already packed");
   if (has_stage(st.source) && !stage(st.source).rfactor.of.empty())
     fail(s, "stage '" + st.name + "' copies the rfactor stage '" + st.source + "'");
-  bool has_loop_steps = !st.relations.empty() || st.attach.kind != Attach::Root;
-  for (const auto &l : st.leaves) has_loop_steps |= !l.annotation.empty();
-  for (const auto &o : stages_) has_loop_steps |= o.attach.kind == Attach::At && o.attach.stage == st.name;
-  if (has_loop_steps || !st.storage_order.empty())
+  bool other_steps = has_loop_steps(st) || st.attach.kind != Attach::Root || !st.storage_order.empty();
+  for (const auto &o : stages_) other_steps |= o.attach.kind == Attach::At && o.attach.stage == st.name;
+  if (other_steps)
     fail(s, "pack_layout must come before other steps on stage '" + st.name + "'");
   const std::string &axis = s.axes[0];
   auto it = std::find(st.spatial_axes.begin(), st.spatial_axes.end(), axis);

@@ -11,13 +11,6 @@ namespace policy {
 
 namespace {
 
-std::vector<int64_t> divisors(int64_t n, int64_t cap) {
-  std::vector<int64_t> d;
-  for (int64_t i = 1; i <= std::min(n, cap); i++)
-    if (n % i == 0) d.push_back(i);
-  return d;
-}
-
 class BasicSpace : public Space {
  public:
   explicit BasicSpace(const Task &task) : task_(task) {
@@ -32,11 +25,11 @@ class BasicSpace : public Space {
     reduction_ = main->is_reduction();
     for (size_t i = 0; i < main->spatial_axes.size(); i++) {
       spatial_.push_back(main->spatial_axes[i]);
-      choices_["t" + std::to_string(i)] = divisors(main->shape[i], 128);
+      choices_["t" + std::to_string(i)] = divisors_up_to(main->shape[i], 128);
     }
     for (size_t j = 0; j < main->reduce_axes.size(); j++) {
       reduce_.push_back(main->reduce_axes[j].var.name());
-      choices_["k" + std::to_string(j)] = divisors(main->reduce_axes[j].extent, 64);
+      choices_["k" + std::to_string(j)] = divisors_up_to(main->reduce_axes[j].extent, 64);
     }
     choices_["v"] = {1, 4, 8, 16};
     std::vector<int64_t> ps;

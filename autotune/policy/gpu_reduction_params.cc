@@ -20,9 +20,7 @@ struct Budget {
 
 // A divisor of n no larger than cap (>= 1), uniformly.
 int64_t pick_divisor(int64_t n, int64_t cap, std::mt19937_64 &rng) {
-  std::vector<int64_t> ds;
-  for (int64_t d = 1; d <= n && d <= cap; d++)
-    if (n % d == 0) ds.push_back(d);
+  std::vector<int64_t> ds = divisors_up_to(n, cap);
   if (ds.empty()) return 1;
   return ds[std::uniform_int_distribution<size_t>(0, ds.size() - 1)(rng)];
 }

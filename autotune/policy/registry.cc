@@ -51,6 +51,13 @@ bool builtin_models = [] {
 }();
 }  // namespace
 
+std::vector<int64_t> divisors_up_to(int64_t n, int64_t cap) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= std::min(n, cap); i++)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
 std::string Point::key() const {
   std::ostringstream os;
   os << sketch << ":";

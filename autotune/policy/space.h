@@ -58,6 +58,8 @@ std::string default_space_name();
 
 /** Canonical text of a step list (the dedup key of a schedule). */
 std::string steps_key(const std::vector<Step> &steps);
+/** The divisors of n (>= 1) that are <= cap, ascending: tile-size candidates of the spaces. */
+std::vector<int64_t> divisors_up_to(int64_t n, int64_t cap);
 
 }  // namespace policy
 }  // namespace autotune

@@ -97,6 +97,20 @@ bool is_identity_access(const StageInfo &consumer, const StageInfo &producer) {
   return ok && found;
 }
 
+namespace {
+// The tensor accesses of st's body, and how often each tensor is accessed.
+std::vector<const ExprNode *> body_accesses(const StageInfo &st, std::map<const TensorNode *, int> &count) {
+  std::vector<const ExprNode *> accesses;
+  visit(st.tensor->body, [&](const ExprNode &n) {
+    if (n.kind == ExprKind::Access) {
+      count[n.tensor.get()]++;
+      accesses.push_back(&n);
+    }
+  });
+  return accesses;
+}
+}  // namespace
+
 std::string packable_input(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || !st.is_reduction()) return "";
   const auto &axes = st.tensor->axes;
@@ -108,13 +122,7 @@ std::string packable_input(const StageInfo &st) {
     }
   if (outer < 0) return "";
   std::map<const TensorNode *, int> count;
-  std::vector<const ExprNode *> accesses;
-  visit(st.tensor->body, [&](const ExprNode &n) {
-    if (n.kind == ExprKind::Access) {
-      count[n.tensor.get()]++;
-      accesses.push_back(&n);
-    }
-  });
+  std::vector<const ExprNode *> accesses = body_accesses(st, count);
   for (const ExprNode *n : accesses) {
     const TensorNode *t = n->tensor.get();
     if (!t || t->kind != TensorNode::Kind::Placeholder || count[t] != 1 || t->shape.size() < 2) continue;
@@ -140,13 +148,7 @@ ChannelVector channel_vector_input(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || !st.is_reduction() || st.spatial_axes.size() < 3) return none;
   const auto &axes = st.tensor->axes;
   std::map<const TensorNode *, int> count;
-  std::vector<const ExprNode *> accesses;
-  visit(st.tensor->body, [&](const ExprNode &n) {
-    if (n.kind == ExprKind::Access) {
-      count[n.tensor.get()]++;
-      accesses.push_back(&n);
-    }
-  });
+  std::vector<const ExprNode *> accesses = body_accesses(st, count);
   for (const ExprNode *n : accesses) {
     const TensorNode *t = n->tensor.get();
     if (!t || t->kind != TensorNode::Kind::Placeholder || count[t] != 1 || t->shape.size() < 2) continue;

@@ -326,6 +326,24 @@ static void pack_input(Inst &in, const std::string &reader, const StageInfo &st,
   in.sch.vectorize(cache, i);
 }
 
+// A copy of `input` for `reader`, computed at root and stored in panels of
+// `panel` elements along its axis `dim` (-1: the last; pack_layout), parallel over the
+// panels (par_grain of st) and vectorized within one.
+static void pack_at_root(Inst &in, const std::string &reader, const StageInfo &st, const std::string &input, int dim,
+                         int64_t panel) {
+  std::string cache = in.sch.cache_read(input, {reader});
+  const auto &axes = in.sch.stage(cache).spatial_axes;
+  const std::string axis = dim < 0 ? axes.back() : axes.at(dim);
+  auto [o, i] = in.sch.pack_layout(cache, axis, panel);
+  parallel_with_max_tasks(in.sch, cache, o, in.param(st.name + ".par_grain", 16) * std::max(1, in.g.threads));
+  if (panel <= kMaxVector) {
+    in.sch.vectorize(cache, i);
+  } else if (panel % kMaxVector == 0) {
+    auto [vo, vi] = in.split(cache, i, kMaxVector, TailStrategy::GuardWithIf);
+    in.sch.vectorize(cache, vi);
+  }
+}
+
 // Packs the reused input of `reader` at root into panels of `panel` elements
 // of its last axis (choices 3 and 4 above); nothing when the panel does not
 // divide that axis' extent.
@@ -334,17 +352,7 @@ static void pack_input_at_root(Inst &in, const std::string &reader, const StageI
   if (input.empty() || panel < 2 || !input_follows_last_axis(st, input)) return;
   int64_t extent = st.shape.back();
   if (panel >= extent || extent % panel != 0) return;
-  std::string cache = in.sch.cache_read(input, {reader});
-  const std::string axis = in.sch.stage(cache).spatial_axes.back();
-  auto [o, i] = in.sch.pack_layout(cache, axis, panel);
-  int64_t max_tasks = in.param(st.name + ".par_grain", 16) * std::max(1, in.g.threads);
-  parallel_with_max_tasks(in.sch, cache, o, max_tasks);
-  if (panel <= kMaxVector) {
-    in.sch.vectorize(cache, i);
-  } else if (panel % kMaxVector == 0) {
-    auto [vo, vi] = in.split(cache, i, kMaxVector, TailStrategy::GuardWithIf);
-    in.sch.vectorize(cache, vi);
-  }
+  pack_at_root(in, reader, st, input, -1, panel);
 }
 
 // Applies the ".cache_read" choice 3 or 4 (see the top of this file).
@@ -436,10 +444,7 @@ static void pack_channel_weight(Inst &in, const std::string &I, const StageInfo 
     if (static_cast<int>(i) != cv.axis) storage.push_back(st.spatial_axes[i]);
   storage.push_back(st.spatial_axes[cv.axis]);
   in.sch.reorder_storage(I, storage);
-  std::string w = in.sch.cache_read(cv.input, {I});
-  auto [o, i] = in.sch.pack_layout(w, in.sch.stage(w).spatial_axes.at(cv.input_dim), kMaxVector);
-  parallel_with_max_tasks(in.sch, w, o, in.param(st.name + ".par_grain", 16) * std::max(1, in.g.threads));
-  in.sch.vectorize(w, i);
+  pack_at_root(in, I, st, cv.input, cv.input_dim, kMaxVector);
 }
 
 void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisTiles &t, int L, int64_t max_unroll) {
