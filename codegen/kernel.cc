@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 #include "codegen/gpu_runtime.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
+#include "runtime/spin_pool.h"
 #include "schedule/gpu_limits.h"
 #include "te/errors.h"
 
@@ -108,8 +110,13 @@ Kernel Kernel::build(const Schedule &s, const Target &target, const BuildOptions
       impl->nest = codegen::read_loop_nest(m);
       impl->stmt = codegen::stmt_text(m);
     }
-    if (!impl->target.has_gpu_feature() || impl->target.has_feature(Halide::Target::CUDA))
+    if (!impl->target.has_gpu_feature() || impl->target.has_feature(Halide::Target::CUDA)) {
+      // Parallel loops run on the pool that runs them in an exported model (runtime/spin_pool.h).
+      impl->lowered.pipeline.jit_handlers().custom_do_par_for =
+          reinterpret_cast<int (*)(Halide::JITUserContext *, int (*)(Halide::JITUserContext *, int, uint8_t *), int, int,
+                                   uint8_t *)>(&rt::SpinPool::do_par_for);
       impl->lowered.pipeline.compile_jit(impl->target);
+    }
   } catch (const Halide::Error &e) {
     throw CodegenError(std::string("Halide failed to compile the kernel: ") + e.what());
   }
@@ -142,6 +149,7 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
     throw RuntimeError("cannot run a CUDA kernel: no CUDA driver/GPU found (" + why + ")");
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
+  rt::SpinPool::get().set_threads(num_threads() > 0 ? num_threads() : static_cast<int>(std::thread::hardware_concurrency()));
   try {
     for (size_t i = 0; i < ins.size(); i++) impl_->lowered.params[i].set(wrap(inputs[i]));
     std::vector<Halide::Buffer<>> bufs;
@@ -187,6 +195,16 @@ void compile_object(const Schedule &s, const std::string &path_prefix, const std
     }
   } catch (const Halide::Error &e) {
     throw CodegenError("AOT compile of '" + fn_name + "' failed: " + e.what());
+  }
+}
+
+void compile_assembly(const Schedule &s, const std::string &path, const std::string &fn_name, const Target &target) {
+  Halide::Target t = to_halide_target(target).with_feature(Halide::Target::NoRuntime);
+  codegen::LoweredPipeline lp = codegen::lower(s);
+  try {
+    lp.pipeline.compile_to({{Halide::OutputFileType::assembly, path}}, lp.arguments(), fn_name, t);
+  } catch (const Halide::Error &e) {
+    throw CodegenError("assembly of '" + fn_name + "' failed: " + e.what());
   }
 }
 

@@ -103,6 +103,13 @@ class Kernel {
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name,
                     const Target &target = Target{}, bool no_runtime = false);
 
+/**
+ * Writes the target's assembly of the kernel (no runtime) to `path`, for
+ * reading the register block of a schedule. Raises CodegenError on failure.
+ */
+void compile_assembly(const Schedule &s, const std::string &path, const std::string &fn_name,
+                      const Target &target = Target{});
+
 /** Only the Halide runtime for target, as an object file (to link with no_runtime objects). */
 void compile_runtime(const std::string &path, const Target &target = Target{});
 

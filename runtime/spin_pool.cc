@@ -1,7 +1,10 @@
 #include "runtime/spin_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -24,6 +27,16 @@ inline void cpu_relax() {
 thread_local bool t_in_loop = false;
 
 constexpr int kMaxThreads = 64;
+
+// How long workers keep spinning after a parallel loop ends, outside an
+// Active scope: back-to-back kernel calls (a timing loop, a caller's own
+// sequence of kernels) then find them awake. OpenMP runtimes do the same
+// (libgomp's GOMP_SPINCOUNT, LLVM's KMP_BLOCKTIME).
+constexpr int64_t kSpinAfterLoopNs = 2'000'000;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // The tasks [next, end) of one thread's share of a loop.
 struct alignas(64) Share {
@@ -69,6 +82,7 @@ struct SpinPool::State {
   std::atomic<uint64_t> generation{0};
   std::atomic<int> busy{0};     // workers registered for the current job
   std::atomic<int> active{0};   // Active scopes alive
+  std::atomic<int64_t> last_loop_end_ns{0};
   std::atomic<bool> stop{false};
   Job job;
   std::vector<std::thread> workers;
@@ -79,9 +93,15 @@ struct SpinPool::State {
   void worker(int me, uint64_t seen) {
     t_in_loop = true;
     for (;;) {
+      int spins = 0;
       while (generation.load(std::memory_order_acquire) == seen) {
         if (stop.load(std::memory_order_acquire)) return;
         if (active.load(std::memory_order_acquire) > 0) {
+          cpu_relax();
+          continue;
+        }
+        // Within the grace period after the last loop: spin, reading the clock now and then.
+        if ((++spins & 255) != 0 || now_ns() - last_loop_end_ns.load(std::memory_order_relaxed) < kSpinAfterLoopNs) {
           cpu_relax();
           continue;
         }
@@ -111,9 +131,22 @@ struct SpinPool::State {
   }
 };
 
-SpinPool::SpinPool() : s_(new State) {}
+SpinPool::SpinPool() : s_(new State), pid_(getpid()) {}
+
+// After fork() the child has the pool's memory but none of its worker
+// threads (and maybe a mutex held by one): it starts over with a fresh state
+// and the same thread count, leaking the old one (its std::thread objects may
+// not be destroyed).
+void SpinPool::renew_after_fork() {
+  if (pid_ == getpid()) return;
+  int n = threads();
+  pid_ = getpid();
+  s_ = new State;
+  set_threads(n);
+}
 
 SpinPool::~SpinPool() {
+  if (pid_ != getpid()) return;  // a forked child that never used the pool: its threads are not ours
   s_->stop_workers();
   delete s_;
 }
@@ -124,6 +157,7 @@ SpinPool &SpinPool::get() {
 }
 
 void SpinPool::set_threads(int n) {
+  renew_after_fork();
   n = std::max(1, std::min(n, kMaxThreads));
   if (threads() == n) return;
   s_->stop_workers();
@@ -133,7 +167,13 @@ void SpinPool::set_threads(int n) {
 
 int SpinPool::threads() const { return static_cast<int>(s_->workers.size()) + 1; }
 
+std::atomic<uint64_t> g_loops_run{0};
+
+uint64_t SpinPool::loops_run() { return g_loops_run.load(); }
+
 int SpinPool::do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+  if (!t_in_loop) get().renew_after_fork();
+  if (size > 1) g_loops_run.fetch_add(1, std::memory_order_relaxed);
   State &s = *get().s_;
   if (t_in_loop || s.workers.empty() || size <= 1) {
     int first = 0;
@@ -170,11 +210,13 @@ int SpinPool::do_par_for(void *user_context, halide_task_t task, int min, int si
   s.cv.notify_all();  // sleeping workers (outside an Active scope) join too
   run_tasks(s.job, 0);
   while (s.job.done.load(std::memory_order_acquire) < size) cpu_relax();
+  s.last_loop_end_ns.store(now_ns(), std::memory_order_relaxed);
   t_in_loop = false;
   return s.job.result.load();
 }
 
 SpinPool::Active::Active() {
+  get().renew_after_fork();
   State &s = *get().s_;
   {
     std::lock_guard<std::mutex> lk(s.mu);

@@ -6,18 +6,23 @@
 // wake-up (a futex and a reschedule). Measured on PP-OCRv4 rec at 2 threads:
 // 48 of its kernels ran slower at 2 threads than at 1 (tiny ones 10 us
 // against 1 us), 0.57 ms per inference in all. onnxruntime's pool spins
-// between operators for the same reason. Here the workers spin only inside a
-// SpinPool::Active scope (Model::run) and sleep on a condition variable
-// otherwise, so an idle model costs no CPU.
+// between operators for the same reason. Here the workers spin inside a
+// SpinPool::Active scope (Model::run) and for 2 ms after each parallel loop
+// (as OpenMP runtimes do), and sleep on a condition variable otherwise, so an
+// idle process costs no CPU.
 //
 // It is installed with halide_set_custom_do_par_for in the exported library's
-// Halide runtime (Halide 14: Func::set_custom_do_par_for documents the
+// Halide runtime, and as the JIT handler of kernels built by Kernel::build
+// (so the tuner measures kernels on the pool that runs them in a model) (Halide 14: Func::set_custom_do_par_for documents the
 // contract: run task(user_context, min + i, closure) for i in [0, size),
 // return the first non-zero result). A parallel loop inside a task (nested
-// parallelism) runs serially on the thread that reached it.
+// parallelism) runs serially on the thread that reached it. A child process
+// made by fork() starts a fresh pool with the parent's thread count.
 #pragma once
 
 #include <halide14/HalideRuntime.h>
+
+#include <cstdint>
 
 namespace tetune {
 namespace rt {
@@ -29,6 +34,8 @@ class SpinPool {
   /** Threads that run a parallel loop, the caller included (n - 1 workers); n >= 1. */
   void set_threads(int n);
   int threads() const;
+  /** Parallel loops of more than one task run so far by this process (for tests and profiles). */
+  static uint64_t loops_run();
   /** halide_do_par_for_t: the hook given to halide_set_custom_do_par_for. */
   static int do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
 
@@ -46,7 +53,9 @@ class SpinPool {
 
  private:
   SpinPool();
+  void renew_after_fork();
   State *s_;
+  int pid_;
 };
 
 }  // namespace rt

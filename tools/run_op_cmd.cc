@@ -1,5 +1,6 @@
 // tetune run-op: build one operator with a schedule trace, run it on random
 // inputs, check it against the reference and print its median time.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -16,7 +17,7 @@ namespace cli {
 
 namespace {
 struct RunOpArgs {
-  std::string op, shape, schedule_path;
+  std::string op, shape, schedule_path, asm_path;
   int threads = 1, repeat = 20;
   uint64_t seed = 1;
   bool print_loops = false;
@@ -37,7 +38,10 @@ void run_op(const RunOpArgs &a) {
   std::vector<NDArray> inputs;
   for (size_t i = 0; i < s.inputs().size(); i++)
     inputs.push_back(NDArray::random(s.inputs()[i].shape(), s.inputs()[i].dtype(), a.seed + i));
+  auto t0 = std::chrono::steady_clock::now();
   Kernel k = Kernel::build(s);
+  double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("built in %.0f ms\n", build_ms);
   std::vector<NDArray> outs = k.run(inputs);
   // Reference: the plain interpreter for small ops; the unscheduled kernel (checked against the
   // interpreter by the test suite) where interpreting would take minutes.
@@ -59,6 +63,7 @@ void run_op(const RunOpArgs &a) {
   std::printf("%s %s threads=%d: median %.4f ms over %d runs, %.2f GFLOP/s\n", a.op.c_str(), a.shape.c_str(), a.threads, ms,
               a.repeat, flops / (ms * 1e6));
   if (a.print_loops) std::printf("%s", k.loop_nest().str().c_str());
+  if (!a.asm_path.empty()) compile_assembly(s, a.asm_path, a.op);
   if (!ok) throw RuntimeError("op '" + a.op + "' does not match the reference");
 }
 }  // namespace
@@ -72,6 +77,7 @@ void add_run_op_command(CLI::App &app) {
   cmd->add_option("--threads", args->threads, "worker threads");
   cmd->add_option("--repeat", args->repeat, "timed runs (median reported)");
   cmd->add_option("--seed", args->seed, "random input seed");
+  cmd->add_option("--emit-asm", args->asm_path, "also write the kernel's assembly (host target) to this file");
   cmd->add_flag("--print-loops", args->print_loops, "print the lowered loop nest");
   cmd->callback([args] { run_op(*args); });
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/kernel.h"
+#include "runtime/spin_pool.h"
 #include "schedule/trace.h"
 #include "te/errors.h"
 
@@ -48,7 +49,10 @@ TEST(Codegen, GemmDefaultAndTiled) {
   s.vectorize("C.local", ji);
   s.unroll("C.local", ki);
   Kernel k = Kernel::build(s);
+  const uint64_t loops = rt::SpinPool::loops_run();
   auto out = k.run({a, b});
+  // The parallel tile loop ran on the spinning pool that exported models use.
+  EXPECT_GT(rt::SpinPool::loops_run(), loops);
   std::string where;
   EXPECT_TRUE(all_close(out[0], ref, 1e-4, 1e-5, &where)) << where;
   EXPECT_FALSE(k.loop_nest().loops.empty());

@@ -1,7 +1,10 @@
 // SpinPool: every task of a parallel loop runs exactly once, on more than one
 // thread when it has workers, with or without an Active scope; nested loops
-// run serially; the first non-zero task result is returned.
+// run serially; the first non-zero task result is returned; a forked child
+// gets workers of its own.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -78,6 +81,25 @@ TEST(SpinPool, NestedLoopsAndErrors) {
   ASSERT_EQ(SpinPool::do_par_for(nullptr, nested_task, 0, 3, reinterpret_cast<uint8_t *>(&inner)), 0);
   for (int i = 0; i < 4; i++) EXPECT_EQ(inner.runs[i].load(), 3);
   EXPECT_EQ(SpinPool::do_par_for(nullptr, failing_task, 0, 50, nullptr), -7);
+}
+
+// A child made by fork() has none of the parent's worker threads: the pool
+// must start its own, so that two tasks still run at once there.
+TEST(SpinPool, ForkedChildRunsLoopsOnItsOwnWorkers) {
+  SpinPool::get().set_threads(2);
+  Counts warm(8);
+  ASSERT_EQ(SpinPool::do_par_for(nullptr, count_task, 0, 8, reinterpret_cast<uint8_t *>(&warm)), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    Rendezvous r;
+    int rc = SpinPool::do_par_for(nullptr, rendezvous_task, 0, 2, reinterpret_cast<uint8_t *>(&r));
+    _exit(rc == 0 && r.met.load() == 2 && SpinPool::get().threads() == 2 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's parallel loop did not run on two threads";
 }
 
 TEST(SpinPool, OneThreadRunsOnTheCaller) {
