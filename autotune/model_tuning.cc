@@ -213,6 +213,9 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     o.resume = true;
     o.seed = opt.seed + static_cast<uint64_t>(sched.state(i).rounds) * 1000003ull + i;
     o.measure = opt.measure;
+    // Rounds are short (a batch or two): re-measuring the top schedules in each would spend a
+    // large share of them; the task scheduler moves on by single records as Ansor's does.
+    o.confirm_top = 0;
     o.op_name = mt.task.name;
     bool stopped = false;
     o.progress = [&](const TuneProgress &p) {

@@ -76,12 +76,10 @@ ops::OpWorkload workload(const BenchSpec &s) {
 
 std::optional<StoredRecord> best_of(const std::string &db, const autotune::Task &task, int *n_records) {
   autotune::RecordStore st(db, task.workload_key, task.name, "{}", task.threads);
-  std::optional<StoredRecord> best;
-  auto recs = st.records();
-  *n_records = static_cast<int>(recs.size());
-  for (const auto &r : recs)
-    if (r.ok() && (!best || r.median_ms < best->median_ms)) best = r;
-  return best;
+  *n_records = static_cast<int>(st.count());
+  auto best = st.best(1);  // a re-measured schedule costs its middle measurement
+  if (best.empty()) return std::nullopt;
+  return best[0];
 }
 
 std::string fmt(const char *f, double v) {
@@ -140,9 +138,10 @@ BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
     autotune::TuneResult r = autotune::tune(task, o);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::ostringstream os;
-    os << "tuned " << r.measured << " trials (" << r.errors << " failed) in " << fmt("%.0f", secs)
+    os << "tuned " << r.measured << " trials (" << r.errors << " failed, " << r.confirmed
+       << " re-measuring the top " << o.confirm_top << ") in " << fmt("%.0f", secs)
        << " s (search " << fmt("%.0f", r.search_s) << " s, measure " << fmt("%.0f", r.measure_s)
-       << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best in tuner "
+       << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best (re-measured) in tuner "
        << fmt("%.1f", r.best_gflops) << " GFLOP/s";
     note = os.str();
     std::fprintf(stderr, "tetune-tuned %s: %s\n", key.c_str(), note.c_str());

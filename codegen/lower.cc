@@ -29,15 +29,14 @@ std::vector<Halide::Argument> LoweredPipeline::arguments() const {
   return args;
 }
 
-namespace {
-
-// Halide identifies variables and funcs by name and reserves '.'.
 std::string sanitize(const std::string &name) {
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
   return out;
 }
+
+namespace {
 
 // float16 / bfloat16 are computed in float32 and rounded where stored or cast.
 Halide::Type compute_type(DType t) {

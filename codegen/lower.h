@@ -38,5 +38,13 @@ Halide::Type halide_type(DType t);
  */
 LoweredPipeline lower(const Schedule &s);
 
+/**
+ * A stage or placeholder name as it appears in Halide names: characters other
+ * than [A-Za-z0-9_] become '_' (Halide reserves '.'), and a leading digit or an
+ * empty name gets a "t" prefix. The features' loop nest uses it to name buffers
+ * as the lowered code does.
+ */
+std::string sanitize(const std::string &name);
+
 }  // namespace codegen
 }  // namespace tetune

@@ -30,6 +30,21 @@ constexpr const char *kRecordColumns =
     "error_code, error_msg, gflops, timestamp_unix_ms, tuner_version, "
     "trial_index";
 
+// One row per measured schedule of a (workload, target): its cost is the
+// middle record's median_ms (of n successful records of the same schedule,
+// the one at 0-based position n/2 by median_ms, ties by id: the slower one of
+// two), rep_id that record. A schedule measured once costs its one median; a
+// schedule re-measured (autotune::TuneOptions::confirm_top) costs the middle
+// of its measurements, so one lucky measurement among many does not decide.
+constexpr const char *kScheduleCostsCte =
+    "WITH ok AS (SELECT workload_key, target_key, schedule_json, median_ms, id, "
+    "ROW_NUMBER() OVER (PARTITION BY workload_key, target_key, schedule_json ORDER BY median_ms, id) AS pos, "
+    "COUNT(*) OVER (PARTITION BY workload_key, target_key, schedule_json) AS n "
+    "FROM records WHERE error_code = 0 AND median_ms IS NOT NULL), "
+    "costs AS (SELECT workload_key AS c_wk, target_key AS c_tk, schedule_json AS c_sched, median_ms AS cost, "
+    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY median_ms, id) AS srank "
+    "FROM ok WHERE pos = n / 2 + 1) ";
+
 std::string costs_to_json(const std::vector<double> &costs) {
   nlohmann::json a = nlohmann::json::array();
   for (double c : costs) {
@@ -264,10 +279,9 @@ std::vector<MeasureRecord> TuningLog::best(const std::string &wk,
                                            int k) const {
   std::vector<MeasureRecord> out;
   if (k <= 0) return out;
-  std::string sql = std::string("SELECT ") + kRecordColumns +
-                    " FROM records WHERE workload_key = ? AND target_key = ? "
-                    "AND error_code = 0 AND median_ms IS NOT NULL "
-                    "ORDER BY median_ms ASC, id ASC LIMIT ?";
+  std::string sql = std::string(kScheduleCostsCte) + "SELECT " + kRecordColumns +
+                    " FROM records JOIN costs ON records.id = costs.rep_id "
+                    "WHERE c_wk = ? AND c_tk = ? ORDER BY srank LIMIT ?";
   Statement st(handle(), path_, sql.c_str());
   st.bind(1, wk).bind(2, tk).bind(3, k);
   while (st.step()) out.push_back(read_record(st, path_));
@@ -437,13 +451,14 @@ int64_t TuningLog::export_jsonl(std::ostream &out,
   if (filter.top && *filter.top <= 0)
     throw TuningLogError("tuning log '" + path_ + "': export top must be positive, got " + std::to_string(*filter.top));
   // rank = position of a valid record by median within its (workload, target)
-  std::string sql = std::string("SELECT ") + kRecordColumns +
-                    " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key "
-                    "ORDER BY error_code != 0, median_ms, id) AS rank FROM records) "
+  // --top: every successful record of the `top` cheapest schedules (kScheduleCostsCte)
+  std::string sql = std::string(kScheduleCostsCte) + "SELECT " + kRecordColumns +
+                    " FROM records LEFT JOIN costs ON c_wk = workload_key AND c_tk = target_key "
+                    "AND c_sched = schedule_json "
                     "WHERE (?1 IS NULL OR workload_key = ?1) "
                     "AND (?2 IS NULL OR target_key = ?2) "
                     "AND (?3 = 0 OR error_code = 0) "
-                    "AND (?4 IS NULL OR (error_code = 0 AND rank <= ?4)) ORDER BY id";
+                    "AND (?4 IS NULL OR (error_code = 0 AND srank <= ?4)) ORDER BY id";
   Statement st(handle(), path_, sql.c_str());
   if (filter.workload_key) st.bind(1, *filter.workload_key);
   else st.bind_null(1);

@@ -46,7 +46,8 @@ struct ExportFilter {
   std::optional<std::string> workload_key;
   std::optional<std::string> target_key;
   bool only_valid = false;  ///< only records with error_code == 0
-  /// only the `top` fastest valid records of each (workload, target) (> 0; unset = all)
+  /// only the valid records of the `top` cheapest schedules of each (workload, target),
+  /// ranked as best() ranks them (> 0; unset = all)
   std::optional<int> top;
 };
 
@@ -100,8 +101,15 @@ class TuningLog {
   int64_t count_all_records() const;
 
   /**
-   * The k fastest successful records (error_code == 0) of
-   * (workload, target), lowest median_ms first (ties: lowest id).
+   * The k cheapest measured schedules of (workload, target), one successful
+   * record (error_code == 0) each, cheapest first. Records of one schedule
+   * (equal schedule_json) are grouped: a schedule measured n times costs the
+   * median_ms of its record at position n/2 when sorted by median_ms (the
+   * middle one; of two, the slower), and that record is returned. A schedule
+   * measured once costs its own median_ms. Why: on a noisy machine the
+   * fastest of hundreds of single measurements is biased low (the winner's
+   * curse); the tuner re-measures its top schedules (TuneOptions::confirm_top)
+   * and this query lets those repeats decide. Ties: lowest record id.
    */
   std::vector<MeasureRecord> best(const std::string &workload_key,
                                   const std::string &target_key,

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "codegen/lower.h"
+
 namespace tetune {
 namespace autotune {
 namespace features {
@@ -84,12 +86,7 @@ std::set<std::string> vars_of(const Affine &a) {
   return v;
 }
 
-std::string sanitize(const std::string &name) {  // as codegen/lower.cc names Halide buffers
-  std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
-  return out;
-}
+using codegen::sanitize;  // buffers are named as the lowered code names them
 
 // A load found in a stage body: the buffer it reads and its indices.
 struct Load {

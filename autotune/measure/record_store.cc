@@ -56,22 +56,32 @@ int64_t RecordStore::add(StoredRecord r) {
   return impl_->db.add_record(m);
 }
 
+namespace {
+StoredRecord stored(const tuning_log::MeasureRecord &m) {
+  StoredRecord r;
+  r.id = m.id;
+  r.schedule_json = m.schedule_json;
+  r.costs_ms = m.costs_ms;
+  r.median_ms = m.median_ms;
+  r.error_code = m.error_code;
+  r.error_msg = m.error_msg;
+  r.gflops = m.gflops;
+  r.timestamp_unix_ms = m.timestamp_unix_ms;
+  r.tuner_version = m.tuner_version;
+  r.trial_index = m.trial_index;
+  return r;
+}
+}  // namespace
+
 std::vector<StoredRecord> RecordStore::records() const {
   std::vector<StoredRecord> out;
-  for (const auto &m : impl_->db.records(workload_key_, target_key_)) {
-    StoredRecord r;
-    r.id = m.id;
-    r.schedule_json = m.schedule_json;
-    r.costs_ms = m.costs_ms;
-    r.median_ms = m.median_ms;
-    r.error_code = m.error_code;
-    r.error_msg = m.error_msg;
-    r.gflops = m.gflops;
-    r.timestamp_unix_ms = m.timestamp_unix_ms;
-    r.tuner_version = m.tuner_version;
-    r.trial_index = m.trial_index;
-    out.push_back(std::move(r));
-  }
+  for (const auto &m : impl_->db.records(workload_key_, target_key_)) out.push_back(stored(m));
+  return out;
+}
+
+std::vector<StoredRecord> RecordStore::best(int k) const {
+  std::vector<StoredRecord> out;
+  for (const auto &m : impl_->db.best(workload_key_, target_key_, k)) out.push_back(stored(m));
   return out;
 }
 

@@ -61,6 +61,11 @@ class RecordStore {
   /** Commits one record (durable on return); returns its id. Timestamp filled in when 0. */
   int64_t add(StoredRecord r);
   std::vector<StoredRecord> records() const;
+  /**
+   * The k cheapest schedules, one record each (tuning_log::TuningLog::best:
+   * a re-measured schedule costs its middle measurement), cheapest first.
+   */
+  std::vector<StoredRecord> best(int k = 1) const;
   int64_t count() const;
   std::string integrity_check() const;
   const std::string &target_key() const { return target_key_; }

@@ -1,6 +1,8 @@
 #include "tuning_logs/database.h"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <stdlib.h>
 
 #include <cmath>
@@ -98,6 +100,42 @@ TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
   EXPECT_DOUBLE_EQ(log.best("wl_a", t4)[0].median_ms, 0.5);
   EXPECT_DOUBLE_EQ(log.best("wl_b", t8)[0].median_ms, 0.2);
   EXPECT_TRUE(log.best("wl_c", t8).empty());
+}
+
+// A schedule re-measured three times costs its middle measurement: its
+// single lucky record no longer beats a schedule that is really faster.
+TEST_F(DatabaseTest, RepeatedScheduleCostsItsMiddleMeasurement) {
+  TuningLog log = TuningLog::open(path_);
+  const std::string t = cpu_target(2).key();
+  MeasureRecord lucky = record("w", t, 1.0, 7);  // schedule 7, measured 1.0 once...
+  log.add_record(lucky);
+  int64_t steady = log.add_record(record("w", t, 1.5, 8));  // schedule 8, once
+  MeasureRecord again = lucky;
+  again.median_ms = 2.0;  // ...then 2.0 and 1.9 when re-measured
+  log.add_record(again);
+  again.median_ms = 1.9;
+  int64_t middle = log.add_record(again);
+  log.add_record(record("w", t, 3.0, 9));
+
+  auto top = log.best("w", t, 10);
+  ASSERT_EQ(top.size(), 3u) << "one record per schedule";
+  EXPECT_EQ(top[0].id, steady);
+  EXPECT_EQ(top[1].id, middle);
+  EXPECT_DOUBLE_EQ(top[1].median_ms, 1.9);
+  EXPECT_DOUBLE_EQ(top[2].median_ms, 3.0);
+
+  // Two measurements: the slower one counts.
+  MeasureRecord two = record("w", t, 0.5, 10);
+  log.add_record(two);
+  two.median_ms = 1.2;
+  int64_t slower = log.add_record(two);
+  EXPECT_EQ(log.best("w", t)[0].id, slower);
+
+  // Export --top 2 keeps every record of the two cheapest schedules (10 and 8).
+  std::ostringstream os;
+  ExportFilter f;
+  f.top = 2;
+  EXPECT_EQ(log.export_jsonl(os, f), 3);
 }
 
 TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "tests/autotune/gemm_task.h"
 #include "autotune/measure/record_store.h"
@@ -26,6 +28,7 @@ TuneOptions fast(const std::string &db, int trials) {
   o.measure.min_repeat_ms = 2;
   o.measure.repeat = 2;
   o.measure.timeout_s = 10;
+  o.confirm_top = 0;  // every trial a new schedule (ConfirmsTopSchedules turns it on)
   return o;
 }
 
@@ -57,6 +60,36 @@ TEST(Tuner, RecordsEveryTrialAndResumes) {
   std::set<std::string> schedules;
   for (const auto &rec : st.records()) schedules.insert(rec.schedule_json);
   EXPECT_EQ(schedules.size(), 32u);
+}
+
+// The last 4 x 2 trials re-measure the 4 cheapest schedules; the result's
+// best is the log's best (a re-measured schedule costs its middle measurement).
+TEST(Tuner, ConfirmsTopSchedules) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/confirm.db";
+  TuneOptions o = fast(db, 32);
+  o.confirm_top = 4;
+  o.confirm_repeats = 2;
+  TuneResult r = tune(t, o);
+  EXPECT_EQ(r.measured, 32);
+  EXPECT_EQ(r.confirmed, 8);
+  RecordStore st(db, t.workload_key, t.name, "{}", 1);
+  std::map<std::string, int> times;
+  for (const auto &rec : st.records()) times[rec.schedule_json]++;
+  EXPECT_EQ(times.size(), 24u);
+  int thrice = 0;
+  for (const auto &[sched, n] : times) {
+    EXPECT_TRUE(n == 1 || n == 3) << n;
+    thrice += n == 3;
+  }
+  EXPECT_EQ(thrice, 4);
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(r.best->id, st.best(1).at(0).id);
+  EXPECT_DOUBLE_EQ(r.best_gflops, r.best->gflops);
+  // Too small a budget for confirmation (32 > 12): every trial is a new schedule.
+  TuneOptions small = fast(std::string(std::getenv("TEST_TMPDIR")) + "/small.db", 12);
+  small.confirm_top = 4;
+  EXPECT_EQ(tune(t, small).confirmed, 0);
 }
 
 TEST(Tuner, KillNineKeepsCommittedRecords) {
