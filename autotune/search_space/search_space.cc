@@ -146,11 +146,28 @@ std::string SearchSpace::sketch_description(int i) const {
   return impl_->sketches[i].description;
 }
 
+int64_t SearchSpace::register_block(const Candidate &c) const {
+  if (c.sketch < 0 || c.sketch >= num_sketches()) return 0;
+  std::map<std::string, int64_t> block;  // stage -> product of spatial S3 lengths
+  for (const auto &t : impl_->sketches[c.sketch].tiles) {
+    if (t.levels != 4) continue;  // reduce axes have 2 levels
+    auto it = block.emplace(t.stage, 1).first;
+    it->second *= std::max<int64_t>(1, get_tile(c, t).back());
+  }
+  int64_t most = 1;
+  for (const auto &[stage, b] : block) most = std::max(most, b);
+  return most;
+}
+
 Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   Candidate c;
   c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);
   const Sketch &s = impl_->sketches[c.sketch];
-  for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
+  // Tile sizes are drawn again (a few times) while the register block is too big.
+  for (int attempt = 0; attempt < 32; attempt++) {
+    for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
+    if (register_block(c) <= kMaxRegisterBlock) break;
+  }
   for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
   return c;
 }
@@ -171,8 +188,10 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
         return out;
       }
       if (mutate_tile(t, l, rng)) {
-        set_tile(out, t, l);
-        return out;
+        Candidate next = out;
+        set_tile(next, t, l);
+        if (register_block(next) > kMaxRegisterBlock && register_block(next) > register_block(out)) continue;
+        return next;
       }
     } else {
       const ChoiceSpec &ch = s.choices[k - s.tiles.size()];
@@ -202,6 +221,7 @@ Candidate SearchSpace::crossover(const Candidate &a, const Candidate &b, std::mt
     if (from_b[t.stage]) set_tile(out, t, get_tile(b, t));
   for (const auto &ch : s.choices)
     if (from_b[ch.stage] && b.params.count(ch.name)) out.params[ch.name] = b.params.at(ch.name);
+  if (register_block(out) > kMaxRegisterBlock && register_block(out) > register_block(a)) return a;
   return out;
 }
 

@@ -37,11 +37,26 @@ class SearchSpace {
   /** Short description of sketch i, e.g. "multi-level tiling SSRSRS + cache_write + fused consumer". */
   std::string sketch_description(int i) const;
 
-  /** A random candidate: uniform sketch, random valid annotations. */
+  /**
+   * Elements of the largest register block of c: over each multi-level tiled
+   * stage, the product of its spatial axes' innermost (S3) tile lengths.
+   * sample(), mutate() and crossover() keep it <= kMaxRegisterBlock.
+   */
+  int64_t register_block(const Candidate &c) const;
+  /**
+   * 384 fp32 elements = 24 AVX-512 registers of accumulators, leaving 8 of the
+   * 32 for operands. A bigger block spills (measured: GEMM 1024 with a 16x32
+   * block ran at about half the speed of 8x32), so such candidates only cost
+   * trials; Ansor bounds the innermost split factor for the same reason
+   * (max_innermost_split_factor, 64 by default).
+   */
+  static constexpr int64_t kMaxRegisterBlock = 384;
+
+  /** A random candidate: uniform sketch, random valid annotations (register block bounded). */
   Candidate sample(std::mt19937_64 &rng) const;
   /** Changes one or a few parameters (tile size, unroll, parallel granularity, compute location). */
   Candidate mutate(const Candidate &c, std::mt19937_64 &rng) const;
-  /** Mixes parameters of two candidates of the same sketch (else returns a copy of a). */
+  /** Mixes parameters of two candidates of the same sketch (else returns a copy of a, also when the mix's register block is too big). */
   Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const;
 
   /** The schedule steps of c, replayable with schedule/trace.h's replay(). */

@@ -344,6 +344,37 @@ TEST(SearchSpace, GemmDiversityAndDeterminism) {
   EXPECT_THROW(sp.steps(bad), Error);
 }
 
+// Samples, mutants and children of GEMM 1024 never hold a register block
+// over SearchSpace::kMaxRegisterBlock elements, and blocks of every size up
+// to it are still drawn.
+TEST(SearchSpace, RegisterBlockBounded) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::mt19937_64 rng(3);
+  std::set<int64_t> sizes;
+  Candidate prev = sp.sample(rng);
+  for (int i = 0; i < 300; i++) {
+    Candidate c = sp.sample(rng);
+    Candidate m = sp.mutate(c, rng);
+    Candidate x = sp.crossover(c, prev, rng);
+    for (const Candidate *k : {&c, &m, &x}) {
+      EXPECT_LE(sp.register_block(*k), SearchSpace::kMaxRegisterBlock) << k->key();
+      sizes.insert(sp.register_block(*k));
+    }
+    prev = c;
+  }
+  EXPECT_TRUE(sizes.count(256)) << "8x32 and 4x64 blocks must stay reachable";
+  EXPECT_GE(sizes.size(), 6u);
+  // register_block reads the S3 lengths: blocks made 32x taller mostly exceed the bound.
+  int over = 0;
+  for (int i = 0; i < 300; i++) {
+    Candidate c = sp.sample(rng);
+    for (auto &[name, v] : c.params)
+      if (name.find(".tile.i.3") != std::string::npos) v *= 32;  // a 32x taller block
+    over += sp.register_block(c) > SearchSpace::kMaxRegisterBlock;
+  }
+  EXPECT_GT(over, 200);
+}
+
 TEST(SearchSpace, PrintGemm1024LoopNest) {
   SearchSpace sp(make_task("gemm_1024", gemm(1024, 1024, 1024)));
   print_sketches(sp, "gemm 1024^3");
