@@ -104,6 +104,15 @@ bool register_cost_model(const std::string &name, CostModelFactory f);
 std::unique_ptr<cost_model::CostModel> make_cost_model(const std::string &name, uint64_t seed);
 std::vector<std::string> cost_model_names();
 
+/**
+ * Picks up to n of `families.size()` ranked candidates (best first, given by
+ * their family) so that no family gets more than `cap` while others are left:
+ * first the best of each family up to cap, in rank order; then the rest in rank
+ * order if fewer than n were picked. Returns their indices in pick order.
+ * (Niching, to keep an evolutionary search from spending a batch on one class.)
+ */
+std::vector<size_t> pick_spread(const std::vector<std::string> &families, int n, int cap);
+
 /** Samples up to n fresh, distinct points (at most `tries` samples). */
 std::vector<Point> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
                                 int tries = 0);

@@ -172,6 +172,17 @@ std::vector<double> PolicyContext::scores(const std::vector<Point> &pts) const {
   return out;
 }
 
+std::vector<size_t> pick_spread(const std::vector<std::string> &families, int n, int cap) {
+  std::vector<size_t> out;
+  std::vector<bool> used(families.size(), false);
+  std::map<std::string, int> per;
+  for (size_t i = 0; i < families.size() && static_cast<int>(out.size()) < n; i++)
+    if (per[families[i]] < cap) per[families[i]]++, used[i] = true, out.push_back(i);
+  for (size_t i = 0; i < families.size() && static_cast<int>(out.size()) < n; i++)
+    if (!used[i]) out.push_back(i);
+  return out;
+}
+
 std::vector<Point> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
                                 int tries) {
   std::vector<Point> out;

@@ -39,6 +39,15 @@ class Space {
   virtual Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const = 0;
   /** Schedule steps of p (replayable on the task's outputs). May raise ScheduleError. */
   virtual std::vector<Step> steps(const Point &p) const = 0;
+  /**
+   * A coarse structural class of p (the Ansor space: its sketch and register
+   * block shape). Policies spread a batch over classes so that a cost model
+   * sure of one class does not spend every trial on it. Default: one class.
+   */
+  virtual std::string family(const Point &p) const {
+    (void)p;
+    return "";
+  }
   /** Recovers the point whose steps these are (used to warm-start from a database); nullopt if unknown. */
   virtual std::optional<Point> from_steps(const std::vector<Step> &steps) const {
     (void)steps;

@@ -159,6 +159,14 @@ int64_t SearchSpace::register_block(const Candidate &c) const {
   return most;
 }
 
+std::string SearchSpace::block_signature(const Candidate &c) const {
+  if (c.sketch < 0 || c.sketch >= num_sketches()) return "";
+  std::string sig = std::to_string(c.sketch) + ":";
+  for (const auto &t : impl_->sketches[c.sketch].tiles)
+    if (t.levels == 4) sig += std::to_string(get_tile(c, t).back()) + "x";
+  return sig;
+}
+
 Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   Candidate c;
   c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);

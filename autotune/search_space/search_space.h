@@ -51,6 +51,8 @@ class SearchSpace {
    * (max_innermost_split_factor, 64 by default).
    */
   static constexpr int64_t kMaxRegisterBlock = 384;
+  /** "sketch:S3xS3x..." of c: its sketch and the innermost tile lengths of its spatial axes (policy::Space::family). */
+  std::string block_signature(const Candidate &c) const;
 
   /** A random candidate: uniform sketch, random valid annotations (register block bounded). */
   Candidate sample(std::mt19937_64 &rng) const;

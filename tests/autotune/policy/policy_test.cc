@@ -40,6 +40,15 @@ TEST(Policy, RegistryKnowsBuiltins) {
   EXPECT_NO_THROW(policy::make_cost_model("xgb", 0));
 }
 
+TEST(Policy, PickSpreadCapsEachFamilyFirst) {
+  std::vector<std::string> fam = {"a", "a", "a", "b", "a", "c"};
+  EXPECT_EQ(policy::pick_spread(fam, 4, 2), (std::vector<size_t>{0, 1, 3, 5}));
+  // Once every family is at its cap, the rest follow in rank order.
+  EXPECT_EQ(policy::pick_spread(fam, 6, 2), (std::vector<size_t>{0, 1, 3, 5, 2, 4}));
+  EXPECT_EQ(policy::pick_spread(fam, 2, 1), (std::vector<size_t>{0, 3}));
+  EXPECT_TRUE(policy::pick_spread({}, 3, 1).empty());
+}
+
 TEST(Policy, EvolutionaryAtLeastAsGoodAsRandom) {
   Task t = gemm_task(96);
   std::string dir = std::getenv("TEST_TMPDIR");

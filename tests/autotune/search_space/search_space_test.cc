@@ -363,6 +363,10 @@ TEST(SearchSpace, RegisterBlockBounded) {
     prev = c;
   }
   EXPECT_TRUE(sizes.count(256)) << "8x32 and 4x64 blocks must stay reachable";
+  // The family of a candidate (policy::Space::family) is its sketch and block shape.
+  std::set<std::string> families;
+  for (int i = 0; i < 100; i++) families.insert(sp.block_signature(sp.sample(rng)));
+  EXPECT_GE(families.size(), 10u);
   EXPECT_GE(sizes.size(), 6u);
   // register_block reads the S3 lengths: blocks made 32x taller mostly exceed the bound.
   int over = 0;
