@@ -118,6 +118,23 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     pr.last = &rec;
     opt.progress(pr);
   };
+  // Stores one measurement as the next trial's record (committed before the next one is measured).
+  auto commit = [&](const std::string &schedule_json, const MeasureResult &m) {
+    StoredRecord rec;
+    rec.schedule_json = schedule_json;
+    rec.costs_ms = m.costs_ms;
+    rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
+    rec.error_code = static_cast<int>(m.error);
+    rec.error_msg = m.error_msg;
+    rec.gflops = m.ok() ? m.gflops : 0.0;
+    rec.tuner_version = opt.tuner_version;
+    rec.trial_index = done;
+    rec.id = db.add(rec);
+    done++;
+    res.measured++;
+    if (!m.ok()) res.errors++;
+    return rec;
+  };
   int stalls = 0;
   while (done < search_trials) {
     int n = std::min(opt.batch_size, search_trials - done);
@@ -160,24 +177,14 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       const policy::Point &p = batch[b];
       const policy::PointInfo &info = cache.with_features(p);
       const MeasureResult &m = results[b];
-      StoredRecord rec;
+      std::string json;
       try {
-        rec.schedule_json = trace_to_json(replay(task.outputs, info.steps));
+        json = trace_to_json(replay(task.outputs, info.steps));
       } catch (const Error &) {
-        rec.schedule_json = "{\"version\": 1, \"steps\": []}";
+        json = "{\"version\": 1, \"steps\": []}";
       }
-      rec.costs_ms = m.costs_ms;
-      rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
-      rec.error_code = static_cast<int>(m.error);
-      rec.error_msg = m.error_msg;
-      rec.gflops = m.ok() ? m.gflops : 0.0;
-            rec.tuner_version = opt.tuner_version;
-      rec.trial_index = done;
-      rec.id = db.add(rec);
+      StoredRecord rec = commit(json, m);
       measured.insert(info.steps_key);
-      done++;
-      res.measured++;
-      if (!m.ok()) res.errors++;
       consider_best(rec);
       outs.push_back(policy::Outcome{p, m.ok(), rec.gflops});
       if (info.has_features) {
@@ -213,21 +220,8 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
     res.measure_s += since(tm);
     for (size_t k = 0; k < got.size(); k++) {
-      const MeasureResult &m = got[k];
-      StoredRecord rec;
-      rec.schedule_json = of[k]->schedule_json;
-      rec.costs_ms = m.costs_ms;
-      rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
-      rec.error_code = static_cast<int>(m.error);
-      rec.error_msg = m.error_msg;
-      rec.gflops = m.ok() ? m.gflops : 0.0;
-      rec.tuner_version = opt.tuner_version;
-      rec.trial_index = done;
-      rec.id = db.add(rec);
-      done++;
-      res.measured++;
+      StoredRecord rec = commit(of[k]->schedule_json, got[k]);
       res.confirmed++;
-      if (!m.ok()) res.errors++;
       if (rec.ok()) best = std::max(best, rec.gflops);
       res.curve.push_back(best);
       report(rec);
