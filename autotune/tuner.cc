@@ -69,8 +69,8 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   std::vector<double> train_y;
   double best = 0;
   int done = 0;
+  // The curve of single records; res.best is the log's choice, taken at the end.
   auto consider_best = [&](const StoredRecord &r) {
-    if (r.ok() && (!res.best || r.median_ms < res.best->median_ms)) res.best = r;
     if (r.ok()) best = std::max(best, r.gflops);
     res.curve.push_back(best);
   };
@@ -222,8 +222,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     for (size_t k = 0; k < got.size(); k++) {
       StoredRecord rec = commit(of[k]->schedule_json, got[k]);
       res.confirmed++;
-      if (rec.ok()) best = std::max(best, rec.gflops);
-      res.curve.push_back(best);
+      consider_best(rec);
       report(rec);
     }
   }

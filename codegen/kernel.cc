@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 #include "codegen/gpu_runtime.h"
 #include "codegen/loop_nest_reader.h"
@@ -64,6 +63,7 @@ void set_num_threads(int n) {
                        std::to_string(g_threads.load()) + " threads; set it before the first run");
   g_threads = n;
   setenv("HL_NUM_THREADS", std::to_string(n).c_str(), 1);
+  rt::SpinPool::get().set_threads(n);  // JIT kernels' parallel loops run on it
 }
 
 int num_threads() {
@@ -149,7 +149,6 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
     throw RuntimeError("cannot run a CUDA kernel: no CUDA driver/GPU found (" + why + ")");
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
-  rt::SpinPool::get().set_threads(num_threads() > 0 ? num_threads() : static_cast<int>(std::thread::hardware_concurrency()));
   try {
     for (size_t i = 0; i < ins.size(); i++) impl_->lowered.params[i].set(wrap(inputs[i]));
     std::vector<Halide::Buffer<>> bufs;

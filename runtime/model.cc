@@ -9,10 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <halide14/HalideRuntime.h>
 
@@ -154,13 +152,7 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
     auto set_par_for = reinterpret_cast<halide_do_par_for_t (*)(halide_do_par_for_t)>(dlsym(im.dl, "halide_set_custom_do_par_for"));
     if (set_par_for) {
       set_par_for(&SpinPool::do_par_for);
-      im.spin_pool = true;
-      static std::once_flag sized;  // Halide's default: HL_NUM_THREADS, else the cores
-      std::call_once(sized, [] {
-        const char *env = std::getenv("HL_NUM_THREADS");
-        int n = env ? std::atoi(env) : static_cast<int>(std::thread::hardware_concurrency());
-        SpinPool::get().set_threads(std::max(1, n));
-      });
+      im.spin_pool = true;  // sized like Halide's own pool (SpinPool::default_threads)
     }
     im.copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_copy_to_host"));
     im.device_free = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_device_free"));

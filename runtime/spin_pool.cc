@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -131,7 +132,13 @@ struct SpinPool::State {
   }
 };
 
-SpinPool::SpinPool() : s_(new State), pid_(getpid()) {}
+SpinPool::SpinPool() : s_(new State), pid_(getpid()) { set_threads(default_threads()); }
+
+int SpinPool::default_threads() {
+  const char *env = std::getenv("HL_NUM_THREADS");
+  int n = env && *env ? std::atoi(env) : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, n);
+}
 
 // After fork() the child has the pool's memory but none of its worker
 // threads (and maybe a mutex held by one): it starts over with a fresh state

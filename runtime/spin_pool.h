@@ -31,6 +31,8 @@ class SpinPool {
  public:
   /** The process-wide pool (a Halide runtime holds one do_par_for hook). */
   static SpinPool &get();
+  /** Halide's default thread count: HL_NUM_THREADS when set, else the hardware threads. The pool starts with it. */
+  static int default_threads();
   /** Threads that run a parallel loop, the caller included (n - 1 workers); n >= 1. */
   void set_threads(int n);
   int threads() const;

@@ -146,14 +146,18 @@ std::string SearchSpace::sketch_description(int i) const {
   return impl_->sketches[i].description;
 }
 
+// (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels).
+static std::vector<std::pair<std::string, int64_t>> innermost_spatial(const Sketch &s, const Candidate &c) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto &t : s.tiles)
+    if (t.levels == 4) out.emplace_back(t.stage, std::max<int64_t>(1, get_tile(c, t).back()));
+  return out;
+}
+
 int64_t SearchSpace::register_block(const Candidate &c) const {
   if (c.sketch < 0 || c.sketch >= num_sketches()) return 0;
   std::map<std::string, int64_t> block;  // stage -> product of spatial S3 lengths
-  for (const auto &t : impl_->sketches[c.sketch].tiles) {
-    if (t.levels != 4) continue;  // reduce axes have 2 levels
-    auto it = block.emplace(t.stage, 1).first;
-    it->second *= std::max<int64_t>(1, get_tile(c, t).back());
-  }
+  for (const auto &[stage, s3] : innermost_spatial(impl_->sketches[c.sketch], c)) block.emplace(stage, 1).first->second *= s3;
   int64_t most = 1;
   for (const auto &[stage, b] : block) most = std::max(most, b);
   return most;
@@ -162,8 +166,7 @@ int64_t SearchSpace::register_block(const Candidate &c) const {
 std::string SearchSpace::block_signature(const Candidate &c) const {
   if (c.sketch < 0 || c.sketch >= num_sketches()) return "";
   std::string sig = std::to_string(c.sketch) + ":";
-  for (const auto &t : impl_->sketches[c.sketch].tiles)
-    if (t.levels == 4) sig += std::to_string(get_tile(c, t).back()) + "x";
+  for (const auto &[stage, s3] : innermost_spatial(impl_->sketches[c.sketch], c)) sig += std::to_string(s3) + "x";
   return sig;
 }
 
