@@ -47,7 +47,7 @@ struct TuneOptions {
   bool resume = false;
   uint64_t seed = 0;
   double epsilon = 0.1;
-  int population = 128;                  // cheap: features come from the schedule state (features/schedule_nest.h)
+  int population = 512;                  // cheap: features come from the schedule state (features/schedule_nest.h)
   int generations = 4;
   MeasureOptions measure;
   /**

@@ -48,7 +48,7 @@ class AnsorSpace : public Space {
   Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
     return to_point(space_.crossover(to_candidate(a), to_candidate(b), rng));
   }
-  std::string family(const Point &p) const override { return space_.block_signature(to_candidate(p)); }
+  std::string family(const Point &p) const override { return space_.family(to_candidate(p)); }
   std::vector<Step> steps(const Point &p) const override {
     std::vector<Step> s = space_.steps(to_candidate(p));
     std::lock_guard<std::mutex> lk(mu_);

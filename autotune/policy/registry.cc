@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <sstream>
 
 #include "autotune/cost_model/random_cost_model.h"
@@ -180,6 +182,21 @@ std::vector<size_t> pick_spread(const std::vector<std::string> &families, int n,
     if (per[families[i]] < cap) per[families[i]]++, used[i] = true, out.push_back(i);
   for (size_t i = 0; i < families.size() && static_cast<int>(out.size()) < n; i++)
     if (!used[i]) out.push_back(i);
+  return out;
+}
+
+std::vector<size_t> pick_novel(const std::vector<std::string> &families, const std::map<std::string, int> &tried, int n,
+                               int top) {
+  std::vector<std::tuple<int, size_t>> best;  // (trials of the family, index of its best candidate)
+  std::set<std::string> seen;
+  for (size_t i = 0; i < families.size() && static_cast<int>(i) < top; i++) {
+    if (!seen.insert(families[i]).second) continue;
+    auto it = tried.find(families[i]);
+    best.emplace_back(it == tried.end() ? 0 : it->second, i);
+  }
+  std::sort(best.begin(), best.end());
+  std::vector<size_t> out;
+  for (size_t k = 0; k < best.size() && static_cast<int>(out.size()) < n; k++) out.push_back(std::get<1>(best[k]));
   return out;
 }
 

@@ -40,8 +40,8 @@ class Space {
   /** Schedule steps of p (replayable on the task's outputs). May raise ScheduleError. */
   virtual std::vector<Step> steps(const Point &p) const = 0;
   /**
-   * A coarse structural class of p (the Ansor space: its sketch and register
-   * block shape). Policies spread a batch over classes so that a cost model
+   * A coarse structural class of p (the Ansor space: its sketch, register
+   * block shape and accumulator level; SearchSpace::family). Policies spread a batch over classes so that a cost model
    * sure of one class does not spend every trial on it. Default: one class.
    */
   virtual std::string family(const Point &p) const {

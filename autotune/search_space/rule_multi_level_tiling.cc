@@ -167,10 +167,30 @@ bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rn
   return false;
 }
 
+bool reshape_block(const TileSpec &ta, std::vector<int64_t> &la, const TileSpec &tb, std::vector<int64_t> &lb,
+                   std::mt19937_64 &rng) {
+  if (la.size() != 3 || lb.size() != 3 || la[2] == 1) return false;
+  for (int attempt = 0; attempt < 8; attempt++) {
+    int64_t p = pick(prime_factors(la[2]), rng);
+    std::vector<int64_t> na = la, nb = lb;
+    na[2] /= p;
+    na[1] *= p;
+    nb[2] *= p;
+    if (nb[1] % p == 0) nb[1] /= p;          // b's S2 x S3 tile unchanged
+    else if (nb[0] % p == 0) nb[0] /= p;     // b's S1..S3 tile unchanged
+    if (valid_tile(ta, na) && valid_tile(tb, nb)) {
+      la = na;
+      lb = nb;
+      return true;
+    }
+  }
+  return false;
+}
+
 void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   if ((p.cache_write || !p.consumer.empty()) && channel_vector_input(st).found())
-    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".vec_channel", {0, 1}, {}});
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".vec_channel", {0, 1}, {}, true});
   if (!packable_input(st).empty()) {
     bool alone = !p.cache_write && p.consumer.empty();
     s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2, 3, 4}, {}}

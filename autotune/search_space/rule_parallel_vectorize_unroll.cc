@@ -36,7 +36,7 @@ void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s) {
   s.choices.push_back(par);
   add_par_grain_param(p.stage, s);
   s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".max_unroll", {0, 4, 16, 64}, {}});
-  if (p.cache_write || !p.consumer.empty()) s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".at_level", {1, 2}, {}});
+  if (p.cache_write || !p.consumer.empty()) s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".at_level", {1, 2}, {}, true});
 }
 
 void add_par_grain_param(const std::string &stage, Sketch &s) {

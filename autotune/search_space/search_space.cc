@@ -126,6 +126,27 @@ std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t) {
 void set_tile(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
   for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
 }
+
+// reshape_block() on two random spatial tiles of one stage of c's sketch.
+bool reshape_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
+  std::vector<std::pair<size_t, size_t>> pairs;  // (a, b) spatial tiles of one stage, a != b
+  for (size_t a = 0; a < s.tiles.size(); a++)
+    for (size_t b = 0; b < s.tiles.size(); b++)
+      if (a != b && s.tiles[a].levels == 4 && s.tiles[b].levels == 4 && s.tiles[a].stage == s.tiles[b].stage)
+        pairs.emplace_back(a, b);
+  if (pairs.empty()) return false;
+  for (int attempt = 0; attempt < 4; attempt++) {
+    auto [a, b] = pairs[std::uniform_int_distribution<size_t>(0, pairs.size() - 1)(rng)];
+    std::vector<int64_t> la = get_tile(c, s.tiles[a]), lb = get_tile(c, s.tiles[b]);
+    if (!valid_tile(s.tiles[a], la) || !valid_tile(s.tiles[b], lb)) continue;
+    if (reshape_block(s.tiles[a], la, s.tiles[b], lb, rng)) {
+      set_tile(c, s.tiles[a], la);
+      set_tile(c, s.tiles[b], lb);
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
@@ -163,10 +184,15 @@ int64_t SearchSpace::register_block(const Candidate &c) const {
   return most;
 }
 
-std::string SearchSpace::block_signature(const Candidate &c) const {
+std::string SearchSpace::family(const Candidate &c) const {
   if (c.sketch < 0 || c.sketch >= num_sketches()) return "";
+  const Sketch &s = impl_->sketches[c.sketch];
   std::string sig = std::to_string(c.sketch) + ":";
-  for (const auto &[stage, s3] : innermost_spatial(impl_->sketches[c.sketch], c)) sig += std::to_string(s3) + "x";
+  for (const auto &[stage, s3] : innermost_spatial(s, c)) sig += std::to_string(s3) + "x";
+  for (const auto &ch : s.choices) {
+    auto it = c.params.find(ch.name);
+    if (ch.structural && it != c.params.end()) sig += "|" + ch.name + "=" + std::to_string(it->second);
+  }
   return sig;
 }
 
@@ -189,6 +215,8 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   Candidate out = c;
   size_t n = s.tiles.size() + s.choices.size();
   if (n == 0) return out;
+  // One mutation in four reshapes a register block, when the sketch has one of two or more axes.
+  if (std::bernoulli_distribution(0.25)(rng) && reshape_some_block(s, out, rng)) return out;
   for (int attempt = 0; attempt < 16; attempt++) {
     size_t k = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
     if (k < s.tiles.size()) {

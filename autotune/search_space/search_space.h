@@ -51,12 +51,23 @@ class SearchSpace {
    * (max_innermost_split_factor, 64 by default).
    */
   static constexpr int64_t kMaxRegisterBlock = 384;
-  /** "sketch:S3xS3x..." of c: its sketch and the innermost tile lengths of its spatial axes (policy::Space::family). */
-  std::string block_signature(const Candidate &c) const;
+  /**
+   * The structural class of c (policy::Space::family), e.g. "0:8x32x|C.at_level=1":
+   * its sketch, the innermost (S3) tile lengths of its spatial axes, and its
+   * structural choices (where the accumulator is computed, channel
+   * vectorization). Candidates of one family differ only in outer tile sizes,
+   * unrolling and parallel granularity.
+   */
+  std::string family(const Candidate &c) const;
 
   /** A random candidate: uniform sketch, random valid annotations (register block bounded). */
   Candidate sample(std::mt19937_64 &rng) const;
-  /** Changes one or a few parameters (tile size, unroll, parallel granularity, compute location). */
+  /**
+   * Changes one or a few parameters (tile size, unroll, parallel granularity,
+   * compute location), or reshapes a register block: a prime factor moves
+   * from one spatial axis' innermost tile level to another's, the block's size
+   * and each axis' S2 x S3 tile kept (4x64 -> 8x32).
+   */
   Candidate mutate(const Candidate &c, std::mt19937_64 &rng) const;
   /** Mixes parameters of two candidates of the same sketch (else returns a copy of a, also when the mix's register block is too big). */
   Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const;

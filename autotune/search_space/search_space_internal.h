@@ -104,6 +104,7 @@ struct ChoiceSpec {
   std::string stage, name;
   std::vector<int64_t> values;
   std::vector<double> weights;  // sampling weights (empty: uniform)
+  bool structural = false;      // changes the loop structure or a storage layout (part of SearchSpace::family)
 };
 
 struct Sketch {
@@ -156,6 +157,15 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
 /** Moves a factor between two levels; false when nothing legal was found. */
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
+/**
+ * Reshapes a register block: moves a prime factor p from the innermost level
+ * (S3) of axis a to that of axis b, and p the other way at S2 where it can, so
+ * the block keeps its size and each axis its S2 x S3 tile (4x64 -> 8x32 for
+ * GEMM in one step, through no spilling block). Falls back to b's outermost
+ * levels when b's S2 has no factor p. False when nothing legal was found.
+ */
+bool reshape_block(const TileSpec &ta, std::vector<int64_t> &la, const TileSpec &tb, std::vector<int64_t> &lb,
+                   std::mt19937_64 &rng);
 constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
 /** Innermost level of the vector axis: 2..16 lanes, or 2..4 whole AVX-512 vectors (32, 48, 64) that the
  *  register block holds side by side (Halide splits a 32-wide vector into two native ones). */

@@ -49,6 +49,17 @@ TEST(Policy, PickSpreadCapsEachFamilyFirst) {
   EXPECT_TRUE(policy::pick_spread({}, 3, 1).empty());
 }
 
+TEST(Policy, PickNovelPrefersPromisingFamiliesMeasuredLeast) {
+  //                              0    1    2    3    4    5    6
+  std::vector<std::string> fam = {"a", "b", "a", "c", "d", "b", "e"};
+  std::map<std::string, int> tried = {{"a", 30}, {"b", 2}, {"c", 5}, {"e", 0}};
+  // Within the first 5 ranks: a (30 trials), b (2), c (5), d (never measured); e ranks too low.
+  EXPECT_EQ(policy::pick_novel(fam, tried, 2, 5), (std::vector<size_t>{4, 1}));
+  EXPECT_EQ(policy::pick_novel(fam, tried, 9, 5), (std::vector<size_t>{4, 1, 3, 0}));
+  EXPECT_EQ(policy::pick_novel(fam, tried, 3, 7), (std::vector<size_t>{4, 6, 1}));  // ties: better rank first
+  EXPECT_TRUE(policy::pick_novel(fam, tried, 0, 7).empty());
+}
+
 TEST(Policy, EvolutionaryAtLeastAsGoodAsRandom) {
   Task t = gemm_task(96);
   std::string dir = std::getenv("TEST_TMPDIR");

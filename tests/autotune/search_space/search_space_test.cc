@@ -365,7 +365,7 @@ TEST(SearchSpace, RegisterBlockBounded) {
   EXPECT_TRUE(sizes.count(256)) << "8x32 and 4x64 blocks must stay reachable";
   // The family of a candidate (policy::Space::family) is its sketch and block shape.
   std::set<std::string> families;
-  for (int i = 0; i < 100; i++) families.insert(sp.block_signature(sp.sample(rng)));
+  for (int i = 0; i < 100; i++) families.insert(sp.family(sp.sample(rng)));
   EXPECT_GE(families.size(), 10u);
   EXPECT_GE(sizes.size(), 6u);
   // register_block reads the S3 lengths: blocks made 32x taller mostly exceed the bound.
@@ -377,6 +377,59 @@ TEST(SearchSpace, RegisterBlockBounded) {
     over += sp.register_block(c) > SearchSpace::kMaxRegisterBlock;
   }
   EXPECT_GT(over, 200);
+}
+
+// A mutation reshapes the register block in one step: 4x64 becomes 8x32
+// (or 2x128 is refused, past the vector limit) with the block size and each
+// axis' S2 x S3 tile kept, so a search is not stuck behind spilling blocks.
+TEST(SearchSpace, MutationReshapesRegisterBlock) {
+  SearchSpace sp(make_task("gemm2048", gemm(2048, 2048, 2048)));
+  std::mt19937_64 rng(5);
+  Candidate c = sp.sample(rng);
+  auto tile = [&](const Candidate &x, const std::string &axis) {
+    std::vector<int64_t> l;
+    for (int k = 1; k <= 3; k++) l.push_back(x.params.at("C.tile." + axis + "." + std::to_string(k)));
+    return l;
+  };
+  auto set = [&](const std::string &axis, std::vector<int64_t> l) {
+    for (int k = 1; k <= 3; k++) c.params["C.tile." + axis + "." + std::to_string(k)] = l[k - 1];
+  };
+  set("i", {2, 4, 4});
+  set("j", {1, 2, 64});
+  ASSERT_EQ(sp.family(c).substr(0, sp.family(c).find('|')), std::to_string(c.sketch) + ":4x64x");
+  int reshaped = 0;
+  for (int n = 0; n < 400; n++) {
+    Candidate m = sp.mutate(c, rng);
+    std::vector<int64_t> i = tile(m, "i"), j = tile(m, "j");
+    if (i[2] == 8 && j[2] == 32) {
+      reshaped++;
+      EXPECT_EQ(i[1] * i[2], 16) << m.key();
+      EXPECT_EQ(j[1] * j[2], 128) << m.key();
+      EXPECT_EQ(i[0], 2) << m.key();
+      EXPECT_EQ(j[0], 1) << m.key();
+    }
+    EXPECT_NE(j[2], 128) << "past the 4 vectors a block row may hold: " << m.key();
+  }
+  // A quarter of mutations try a reshape; about half of those move j's factor to i.
+  EXPECT_GT(reshaped, 20);
+}
+
+// The family of a candidate is its sketch, register block shape and
+// accumulator level; outer tile sizes and annotations do not change it.
+TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::mt19937_64 rng(7);
+  Candidate c = sp.sample(rng);
+  for (int t = 0; t < 200 && !c.params.count("C.at_level"); t++) c = sp.sample(rng);
+  ASSERT_TRUE(c.params.count("C.at_level")) << "no sketch with a cache_write accumulator";
+  Candidate other_level = c, other_outer = c, other_unroll = c;
+  other_level.params["C.at_level"] = 3 - c.params["C.at_level"];
+  other_outer.params["C.tile.i.1"] *= 2;
+  other_unroll.params["C.max_unroll"] = c.params["C.max_unroll"] == 4 ? 16 : 4;
+  EXPECT_NE(sp.family(other_level), sp.family(c));
+  EXPECT_EQ(sp.family(other_outer), sp.family(c));
+  EXPECT_EQ(sp.family(other_unroll), sp.family(c));
+  EXPECT_NE(sp.family(c).find("C.at_level="), std::string::npos) << sp.family(c);
 }
 
 TEST(SearchSpace, PrintGemm1024LoopNest) {
