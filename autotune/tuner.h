@@ -47,7 +47,9 @@ struct TuneOptions {
   bool resume = false;
   uint64_t seed = 0;
   double epsilon = 0.1;
-  int population = 512;                  // cheap: features come from the schedule state (features/schedule_nest.h)
+  // Cheap (features come from the schedule state, features/schedule_nest.h): 512 x 4 generations took
+  // 4 s of a 244 s GEMM 2048 run of 192 trials. Ansor's default is 2048.
+  int population = 512;
   int generations = 4;
   MeasureOptions measure;
   /**

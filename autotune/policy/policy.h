@@ -67,8 +67,8 @@ struct PolicyContext {
   const std::set<std::string> *measured = nullptr;  // steps_key of every measured schedule
   uint64_t seed = 0;
   double epsilon = 0.1;   // share of each batch sampled at random (evolutionary / annealing)
-  int population = 128;   // evolutionary population / annealing chains
-  int generations = 3;    // evolutionary generations / annealing steps per batch (x 10)
+  int population = 512;   // evolutionary population / annealing chains (TuneOptions::population)
+  int generations = 4;    // evolutionary generations / annealing steps per batch (x 10)
 
   /** Not measured yet (by steps key), and valid. */
   bool fresh(const Point &p) const;

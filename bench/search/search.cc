@@ -154,9 +154,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
   ctx.model = &model;
   ctx.measured = &measured;
   ctx.seed = o.seed;
-  ctx.epsilon = 0.1;
-  ctx.population = 64;
-  ctx.generations = 3;
+  ctx.epsilon = 0.1;  // population and generations: the tuner's defaults
   auto pol = policy::make_policy(policy_name, ctx);
 
   MeasureOptions mo;
