@@ -63,6 +63,20 @@ bool is_strictly_inlineable(const StageInfo &st) {
   return ok;
 }
 
+bool reads_only_guarded(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.is_reduction()) return false;
+  // Accesses reached without passing through a select's value branch.
+  bool unguarded = false;
+  std::function<void(const Expr &, bool)> walk = [&](const Expr &e, bool guarded) {
+    if (!e.defined()) return;
+    if (e->kind == ExprKind::Access && !guarded) unguarded = true;
+    for (size_t i = 0; i < e->args.size(); i++)
+      walk(e->args[i], guarded || (e->kind == ExprKind::Select && i > 0));
+  };
+  walk(st.tensor->body, false);
+  return !unguarded;
+}
+
 bool has_data_reuse(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || !st.is_reduction() || st.tensor->axes.empty()) return false;
   int64_t spatial = 1;

@@ -38,6 +38,12 @@ Graph analyze(const std::vector<Tensor> &outputs);
 
 /** Non-output, non-reduction, no select, no expensive math, plain indices: Ansor's "strictly inlineable". */
 bool is_strictly_inlineable(const StageInfo &st);
+/**
+ * An elementwise stage that reads tensors only inside a select's branches
+ * (a pad): lowering clamps those indices (codegen/lower.cc), so computing it
+ * past the region its consumer needs never reads out of bounds.
+ */
+bool reads_only_guarded(const StageInfo &st);
 /** A reduction some of whose inputs are read without some spatial axis (data reuse across that axis). */
 bool has_data_reuse(const StageInfo &st);
 /** Every access of `producer` in consumer's body uses exactly consumer's axes, in order, with equal shapes. */

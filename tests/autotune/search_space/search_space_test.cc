@@ -198,6 +198,35 @@ TEST(SearchSpace, ConvBiasReluLegal) {
   ch.run(kSamples, kMutations, kCrossovers, 3);
 }
 
+// A pad computed at the conv's loops is vectorized (it reads its input only
+// through clamped select branches); an elementwise stage that reads its input
+// plainly is not, there (computing past its region would read out of bounds).
+TEST(SearchSpace, OnlyGuardedStagesVectorizedWhereComputedAt) {
+  auto vectorized_at = [](const SearchSpace &sp, const std::string &stage, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    int at = 0, vec = 0;
+    for (int i = 0; i < 200; i++) {
+      Candidate c = sp.sample(rng);
+      if (!c.params.count(stage + ".loc")) continue;
+      c.params[stage + ".loc"] = 2;
+      c.params[stage + ".vec"] = 8;
+      Schedule s = sp.schedule(c);
+      if (s.stage(stage).attach.kind != Attach::At) continue;
+      at++;
+      for (const auto &l : s.stage(stage).leaves) vec += l.annotation == "vectorize";
+    }
+    return std::make_pair(at, vec);
+  };
+  SearchSpace conv(make_task("conv_bias_relu", conv_bias_relu(1, 8, 14, 14, 16, 3, 1, 1)));
+  auto [pad_at, pad_vec] = vectorized_at(conv, "pad", 1);
+  EXPECT_GT(pad_at, 50);
+  EXPECT_EQ(pad_vec, pad_at);
+  SearchSpace chain(make_task("chain", elementwise_chain(37, 45)));
+  auto [b_at, b_vec] = vectorized_at(chain, "b", 2);
+  EXPECT_GT(b_at, 50);
+  EXPECT_EQ(b_vec, 0);
+}
+
 TEST(SearchSpace, ConvStride2Legal) {
   Checker ch(make_task("conv_s2", conv_bias_relu(1, 8, 14, 14, 16, 3, 2, 1)));
   ch.run(kSamples, kMutations, kCrossovers, 4);
