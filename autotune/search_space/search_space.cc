@@ -167,11 +167,16 @@ std::string SearchSpace::sketch_description(int i) const {
   return impl_->sketches[i].description;
 }
 
-// (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels).
+// (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels),
+// as instantiated: a channel-vectorized axis holds one vector whatever its parameter.
 static std::vector<std::pair<std::string, int64_t>> innermost_spatial(const Sketch &s, const Candidate &c) {
   std::vector<std::pair<std::string, int64_t>> out;
-  for (const auto &t : s.tiles)
-    if (t.levels == 4) out.emplace_back(t.stage, std::max<int64_t>(1, get_tile(c, t).back()));
+  for (const auto &t : s.tiles) {
+    if (t.levels != 4) continue;
+    auto vc = c.params.find(t.stage + ".vec_channel");
+    bool channel = t.channel_vector && vc != c.params.end() && vc->second == 1;
+    out.emplace_back(t.stage, channel ? kMaxVector : std::max<int64_t>(1, get_tile(c, t).back()));
+  }
   return out;
 }
 
@@ -200,12 +205,12 @@ Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   Candidate c;
   c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);
   const Sketch &s = impl_->sketches[c.sketch];
+  for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
   // Tile sizes are drawn again (a few times) while the register block is too big.
   for (int attempt = 0; attempt < 32; attempt++) {
     for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
     if (register_block(c) <= kMaxRegisterBlock) break;
   }
-  for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
   return c;
 }
 
@@ -239,8 +244,11 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
       std::vector<int64_t> others;
       for (auto v : ch.values)
         if (v != cur) others.push_back(v);
-      out.params[ch.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
-      return out;
+      Candidate next = out;
+      next.params[ch.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
+      // Channel vectorization widens the block to 16 channels.
+      if (register_block(next) > kMaxRegisterBlock && register_block(next) > register_block(out)) continue;
+      return next;
     }
   }
   return out;

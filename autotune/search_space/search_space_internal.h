@@ -102,6 +102,8 @@ struct TileSpec {
   int64_t extent = 1;
   int levels = 4;
   bool vec_axis = false;  // innermost level is the vector width (<= 16)
+  /** The channel axis of a stage with a "<stage>.vec_channel" choice: when it is 1, the innermost level is 16 lanes whatever its parameter (read_tiles). */
+  bool channel_vector = false;
   std::string param(int k) const { return stage + ".tile." + axis + "." + std::to_string(k); }
 };
 

@@ -461,6 +461,27 @@ TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
   EXPECT_NE(sp.family(c).find("C.at_level="), std::string::npos) << sp.family(c);
 }
 
+// With channel vectorization the channel axis holds 16 lanes whatever its
+// tile parameter: the register block bound and the family count those.
+TEST(SearchSpace, ChannelVectorBlockCountsSixteenLanes) {
+  SearchSpace sp(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  std::mt19937_64 rng(11);
+  int channel = 0;
+  for (int i = 0; i < 300; i++) {
+    Candidate c = i % 2 ? sp.sample(rng) : sp.mutate(sp.sample(rng), rng);
+    EXPECT_LE(sp.register_block(c), SearchSpace::kMaxRegisterBlock) << c.key();
+    auto vc = c.params.find("conv.vec_channel");
+    if (vc == c.params.end() || vc->second != 1) continue;
+    channel++;
+    Candidate narrow = c;
+    narrow.params["conv.tile.k.3"] = 2;  // ignored under channel vectorization
+    EXPECT_EQ(sp.register_block(narrow), sp.register_block(c)) << c.key();
+    EXPECT_EQ(sp.family(narrow), sp.family(c)) << c.key();
+    EXPECT_EQ(sp.register_block(c) % 16, 0) << c.key();
+  }
+  EXPECT_GT(channel, 50);
+}
+
 TEST(SearchSpace, PrintGemm1024LoopNest) {
   SearchSpace sp(make_task("gemm_1024", gemm(1024, 1024, 1024)));
   print_sketches(sp, "gemm 1024^3");
