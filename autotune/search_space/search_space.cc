@@ -205,12 +205,18 @@ Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   Candidate c;
   c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);
   const Sketch &s = impl_->sketches[c.sketch];
+  // Tile sizes are drawn again (a few times) while the register block is too
+  // big: before the choices are drawn, then once more if channel
+  // vectorization (a choice) widened it to 16 channels.
+  auto draw_tiles = [&] {
+    for (int attempt = 0; attempt < 32; attempt++) {
+      for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
+      if (register_block(c) <= kMaxRegisterBlock) break;
+    }
+  };
+  draw_tiles();
   for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
-  // Tile sizes are drawn again (a few times) while the register block is too big.
-  for (int attempt = 0; attempt < 32; attempt++) {
-    for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
-    if (register_block(c) <= kMaxRegisterBlock) break;
-  }
+  if (register_block(c) > kMaxRegisterBlock) draw_tiles();
   return c;
 }
 
@@ -221,7 +227,12 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   size_t n = s.tiles.size() + s.choices.size();
   if (n == 0) return out;
   // One mutation in four reshapes a register block, when the sketch has one of two or more axes.
-  if (std::bernoulli_distribution(0.25)(rng) && reshape_some_block(s, out, rng)) return out;
+  if (std::bernoulli_distribution(0.25)(rng)) {
+    Candidate next = out;
+    // (A channel-vectorized axis keeps its 16 lanes, so a reshape can still grow the block.)
+    if (reshape_some_block(s, next, rng) && register_block(next) <= std::max(kMaxRegisterBlock, register_block(out)))
+      return next;
+  }
   for (int attempt = 0; attempt < 16; attempt++) {
     size_t k = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
     if (k < s.tiles.size()) {
