@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
+#include "autotune/policy/policy.h"
 #include "autotune/remote/remote_measure.h"
 #include "autotune/task.h"
 
@@ -46,11 +47,10 @@ struct TuneOptions {
   std::string db_path;                   // "" = ::tetune::tuning_log::TuningLog::default_path()
   bool resume = false;
   uint64_t seed = 0;
-  double epsilon = 0.1;
-  // Cheap (features come from the schedule state, features/schedule_nest.h): 512 x 4 generations took
-  // 4 s of a 244 s GEMM 2048 run of 192 trials. Ansor's default is 2048.
-  int population = 512;
-  int generations = 4;
+  // The search's defaults (policy::PolicyContext).
+  double epsilon = policy::PolicyContext{}.epsilon;
+  int population = policy::PolicyContext{}.population;
+  int generations = policy::PolicyContext{}.generations;
   MeasureOptions measure;
   /**
    * Confirmation: the last confirm_top * confirm_repeats trials of the budget

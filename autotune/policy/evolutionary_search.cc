@@ -9,10 +9,10 @@
 // at most a quarter of those from one family (Space::family: sketch, register
 // block shape, accumulator level; measured on GEMM 2048, the search otherwise
 // spent 130 of 192 trials on 4x32 blocks and 26 on 8x32, whose best schedule
-// is 17% faster), after a sixth of them went to the best candidates of promising families measured
-// least (pick_novel: optimism under uncertainty, as in UCB bandits); the
-// rest are random samples (epsilon-greedy exploration). Without a trained
-// cost model, the whole batch is random.
+// is 17% faster), after a sixth of them went to the best candidates of
+// promising families measured least (pick_novel: optimism under uncertainty,
+// as in UCB bandits); the rest are random samples (epsilon-greedy
+// exploration). Without a trained cost model, the whole batch is random.
 #include <algorithm>
 #include <cmath>
 #include <map>

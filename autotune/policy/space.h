@@ -41,8 +41,9 @@ class Space {
   virtual std::vector<Step> steps(const Point &p) const = 0;
   /**
    * A coarse structural class of p (the Ansor space: its sketch, register
-   * block shape and accumulator level; SearchSpace::family). Policies spread a batch over classes so that a cost model
-   * sure of one class does not spend every trial on it. Default: one class.
+   * block shape and accumulator level; SearchSpace::family). Policies spread
+   * a batch over classes so that a cost model sure of one class does not
+   * spend every trial on it. Default: one class.
    */
   virtual std::string family(const Point &p) const {
     (void)p;

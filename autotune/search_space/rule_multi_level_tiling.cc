@@ -389,7 +389,7 @@ static void pack_input_choice_at_root(Inst &in, const std::string &reader, const
   if ((cr != 3 && cr != 4) || it == t.sp.end()) return;
   const std::vector<int64_t> &l = it->second;
   if (st.shape.back() % (l[0] * l[1] * l[2]) != 0) return;
-  pack_input_at_root(in, reader, st, cr == 3 ? it->second[2] : it->second[1] * it->second[2]);
+  pack_input_at_root(in, reader, st, cr == 3 ? l[2] : l[1] * l[2]);
 }
 
 // The stage alone: S0 S1 R0 S2 R1 S3 on one stage (which then holds the reduction's update).

@@ -201,6 +201,11 @@ std::string SearchSpace::family(const Candidate &c) const {
   return sig;
 }
 
+// A change from `from` to `next` keeps the register-block bound, or at least does not grow a block already past it.
+static bool keeps_block_bound(const SearchSpace &sp, const Candidate &next, const Candidate &from) {
+  return sp.register_block(next) <= std::max(SearchSpace::kMaxRegisterBlock, sp.register_block(from));
+}
+
 Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   Candidate c;
   c.sketch = std::uniform_int_distribution<int>(0, num_sketches() - 1)(rng);
@@ -230,8 +235,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   if (std::bernoulli_distribution(0.25)(rng)) {
     Candidate next = out;
     // (A channel-vectorized axis keeps its 16 lanes, so a reshape can still grow the block.)
-    if (reshape_some_block(s, next, rng) && register_block(next) <= std::max(kMaxRegisterBlock, register_block(out)))
-      return next;
+    if (reshape_some_block(s, next, rng) && keeps_block_bound(*this, next, out)) return next;
   }
   for (int attempt = 0; attempt < 16; attempt++) {
     size_t k = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
@@ -245,7 +249,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
       if (mutate_tile(t, l, rng)) {
         Candidate next = out;
         set_tile(next, t, l);
-        if (register_block(next) > kMaxRegisterBlock && register_block(next) > register_block(out)) continue;
+        if (!keeps_block_bound(*this, next, out)) continue;
         return next;
       }
     } else {
@@ -257,8 +261,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
         if (v != cur) others.push_back(v);
       Candidate next = out;
       next.params[ch.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
-      // Channel vectorization widens the block to 16 channels.
-      if (register_block(next) > kMaxRegisterBlock && register_block(next) > register_block(out)) continue;
+      if (!keeps_block_bound(*this, next, out)) continue;  // channel vectorization widens the block to 16 channels
       return next;
     }
   }
@@ -279,7 +282,7 @@ Candidate SearchSpace::crossover(const Candidate &a, const Candidate &b, std::mt
     if (from_b[t.stage]) set_tile(out, t, get_tile(b, t));
   for (const auto &ch : s.choices)
     if (from_b[ch.stage] && b.params.count(ch.name)) out.params[ch.name] = b.params.at(ch.name);
-  if (register_block(out) > kMaxRegisterBlock && register_block(out) > register_block(a)) return a;
+  if (!keeps_block_bound(*this, out, a)) return a;
   return out;
 }
 

@@ -154,7 +154,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
   ctx.model = &model;
   ctx.measured = &measured;
   ctx.seed = o.seed;
-  ctx.epsilon = 0.1;  // population and generations: the tuner's defaults
+  // epsilon, population, generations: PolicyContext's defaults, as in the tuner.
   auto pol = policy::make_policy(policy_name, ctx);
 
   MeasureOptions mo;
