@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -101,8 +102,9 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   Measurer measurer(task, opt.measure);
   const int start_done = done;
   // The last trials of the budget re-measure the top schedules (see TuneOptions::confirm_top).
-  const int confirm = opt.confirm_top * opt.confirm_repeats;
-  const int reserve = confirm > 0 && opt.trials >= 4 * confirm ? confirm : 0;
+  const int round_trials = std::max(0, opt.confirm_top * opt.confirm_repeats);
+  const int reserve =
+      round_trials > 0 ? std::min(std::max(0, opt.confirm_rounds), opt.trials / 4 / round_trials) * round_trials : 0;
   const int search_trials = opt.trials - reserve;
   auto report = [&](const StoredRecord &rec) {
     if (!opt.progress) return;
@@ -202,21 +204,28 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     res.search_s += since(tr);
   }
   (void)start_done;
-  if (reserve > 0 && done < opt.trials) {
-    // Confirmation: the top schedules again, round-robin so that a noisy
-    // period of the machine touches all of them alike.
-    auto tm = Clock::now();
-    std::vector<StoredRecord> top = db.best(opt.confirm_top);
+  // Confirmation rounds (see TuneOptions::confirm_top): round-robin, so that
+  // a noisy period of the machine touches all of a round's schedules alike.
+  const int wanted = 1 + opt.confirm_repeats;
+  for (int round = 0; reserve > 0 && round < opt.confirm_rounds && done < opt.trials; round++) {
+    std::map<std::string, int> times;  // records per schedule, failed ones included
+    for (const auto &r : db.records()) times[r.schedule_json]++;
+    std::vector<StoredRecord> pending;
+    for (auto &r : db.best(static_cast<int>(times.size())))
+      if (times[r.schedule_json] < wanted && static_cast<int>(pending.size()) < opt.confirm_top) pending.push_back(r);
+    if (pending.empty()) break;
     std::vector<MeasureInput> ins;
     std::vector<const StoredRecord *> of;
-    for (int r = 0; r < opt.confirm_repeats; r++)
-      for (const auto &t : top) {
+    for (int rep = 1; rep < wanted; rep++)
+      for (const auto &p : pending) {
+        if (times[p.schedule_json] + rep > wanted) continue;  // it has enough already
         if (done + static_cast<int>(ins.size()) >= opt.trials) break;
         MeasureInput in;
-        in.steps = trace_from_json(t.schedule_json);
+        in.steps = trace_from_json(p.schedule_json);
         ins.push_back(std::move(in));
-        of.push_back(&t);
+        of.push_back(&p);
       }
+    auto tm = Clock::now();
     std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
     res.measure_s += since(tm);
     for (size_t k = 0; k < got.size(); k++) {

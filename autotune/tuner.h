@@ -53,17 +53,24 @@ struct TuneOptions {
   int generations = policy::PolicyContext{}.generations;
   MeasureOptions measure;
   /**
-   * Confirmation: the last confirm_top * confirm_repeats trials of the budget
-   * re-measure the confirm_top cheapest schedules confirm_repeats more times
-   * (when trials >= 4 times that; 0 turns it off). The log ranks a schedule
-   * measured n times by its middle measurement (TuningLog::best), so the best
-   * record is not merely the luckiest of hundreds of noisy measurements (the
-   * winner's curse of picking the minimum). Measured here, 2 cores: the
-   * tuner's best single record of GEMM 1024 was 7.04 ms, its re-measurement
-   * in the benchmark 7.44 ms.
+   * Confirmation: the last trials of the budget re-measure the best-ranked
+   * schedules, so that the best record is not merely the luckiest of
+   * hundreds of noisy measurements (the winner's curse of picking the
+   * minimum). The log ranks a schedule measured n times by its middle
+   * measurement (TuningLog::best). Each round takes the confirm_top
+   * best-ranked schedules measured fewer than 1 + confirm_repeats times and
+   * measures them round-robin until they have that many; up to
+   * confirm_rounds rounds, and at most a quarter of the budget (whole rounds
+   * of confirm_top * confirm_repeats trials; 0 turns it off).
+   * Measured here, 2 cores: the tuner's best single record of GEMM 1024 was
+   * 7.04 ms, its re-measurement in the benchmark 7.44 ms. With one round, a
+   * 512-trial GEMM 1024 run kept as best a schedule measured once at 7.03 ms
+   * while the four it had re-measured (in a noisy minute) had middles of
+   * 7.15-7.62 ms; a second round re-measures such a schedule too.
    */
   int confirm_top = 4;
   int confirm_repeats = 2;
+  int confirm_rounds = 2;
   /** Measure on another machine (autotune/remote/remote_measure.h); records go under that machine's target. */
   std::optional<RemoteOptions> remote;
   std::string op_name;                   // workload row's op name ("" = task.name)

@@ -139,7 +139,7 @@ BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::ostringstream os;
     os << "tuned " << r.measured << " trials (" << r.errors << " failed, " << r.confirmed
-       << " re-measuring the top " << o.confirm_top << ") in " << fmt("%.0f", secs)
+       << " re-measuring top schedules) in " << fmt("%.0f", secs)
        << " s (search " << fmt("%.0f", r.search_s) << " s, measure " << fmt("%.0f", r.measure_s)
        << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best (re-measured) in tuner "
        << fmt("%.1f", r.best_gflops) << " GFLOP/s";

@@ -84,8 +84,15 @@ Kernel::~Kernel() = default;
 
 Kernel Kernel::build(const Schedule &s, const Target &target) { return build(s, target, BuildOptions{}); }
 
-void warm_up_jit(const Target &target) {
+// The Halide target a build compiles for (see BuildOptions::runtime_checks).
+Halide::Target build_target(const Target &target, const BuildOptions &options) {
   Halide::Target t = to_halide_target(target);
+  if (options.runtime_checks || t.has_gpu_feature()) return t;
+  return t.with_feature(Halide::Target::NoAsserts).with_feature(Halide::Target::NoBoundsQuery);
+}
+
+void warm_up_jit(const Target &target, const BuildOptions &options) {
+  Halide::Target t = build_target(target, options);
   if (t.has_gpu_feature()) return;
   try {
     Halide::Func f("tetune_warm_up");
@@ -99,7 +106,7 @@ void warm_up_jit(const Target &target) {
 
 Kernel Kernel::build(const Schedule &s, const Target &target, const BuildOptions &options) {
   auto impl = std::make_shared<Impl>();
-  impl->target = to_halide_target(target);
+  impl->target = build_target(target, options);
   if (impl->target.has_gpu_feature()) check_gpu_schedule(s);
   impl->lowered = codegen::lower(s);
   impl->inputs = s.inputs();

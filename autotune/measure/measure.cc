@@ -103,6 +103,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
     auto t0 = Clock::now();
     BuildOptions bo;
     bo.inspect = false;  // features come from the parent's own lowering; JIT only
+    bo.runtime_checks = opt.runtime_checks;
     Kernel k = Kernel::build(s, task.target, bo);
     compile_s = seconds_since(t0);
     if (fault == "runtime_error") throw RuntimeError("injected runtime error");
@@ -267,7 +268,9 @@ void Measurer::warm_up() {
   if (warmed_ || !options_.warm_jit) return;
   warmed_ = true;
   try {
-    warm_up_jit(task_.target);
+    BuildOptions bo;
+    bo.runtime_checks = options_.runtime_checks;
+    warm_up_jit(task_.target, bo);
   } catch (const Error &) {
     // Only an optimisation: children then initialise the JIT themselves.
   }

@@ -71,5 +71,28 @@ TEST(Codegen, IllegalStepsRaise) {
   EXPECT_THROW(s.compute_inline("C"), ScheduleError);
 }
 
+TEST(Codegen, BuildWithoutRuntimeChecksDropsAssertionsNotResults) {
+  int M = 37, N = 45, K = 29;
+  auto t = gemm(M, N, K);
+  NDArray a = NDArray::random({M, K}, float32(), 3), b = NDArray::random({K, N}, float32(), 4);
+  NDArray ref = ref_gemm(a, b, M, N, K);
+  Schedule s({t[2]});
+  auto tiles = s.tile("C", "i", "j", 8, 16);
+  s.vectorize("C", tiles[3]);
+  BuildOptions checked, lean;
+  lean.runtime_checks = false;
+  Kernel with = Kernel::build(s, Target{}, checked);
+  Kernel without = Kernel::build(s, Target{}, lean);
+  // Halide's check that the schedule reads inside its inputs is in the checked build only.
+  const std::string oob = "halide_error_access_out_of_bounds(\"Input buffer in_A\"";
+  EXPECT_NE(with.lowered_stmt().find(oob), std::string::npos);
+  EXPECT_EQ(without.lowered_stmt().find(oob), std::string::npos);
+  std::string where;
+  EXPECT_TRUE(all_close(without.run({a, b})[0], ref, 1e-4, 1e-5, &where)) << where;
+  // Kernel::run still checks the buffers it is given.
+  NDArray wrong({M, K + 1}, float32());
+  EXPECT_THROW(without.run({wrong, b}), RuntimeError);
+}
+
 }  // namespace
 }  // namespace tetune

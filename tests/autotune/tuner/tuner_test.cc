@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -90,6 +91,56 @@ TEST(Tuner, ConfirmsTopSchedules) {
   TuneOptions small = fast(std::string(std::getenv("TEST_TMPDIR")) + "/small.db", 12);
   small.confirm_top = 4;
   EXPECT_EQ(tune(t, small).confirmed, 0);
+}
+
+// Ranks schedules as TuningLog::best does: a schedule's cost is the median_ms
+// of its record at position n/2 among its n successful records sorted.
+std::vector<std::string> ranked_schedules(const std::vector<StoredRecord> &recs) {
+  std::map<std::string, std::vector<double>> costs;
+  for (const auto &r : recs)
+    if (r.ok()) costs[r.schedule_json].push_back(r.median_ms);
+  std::vector<std::pair<double, std::string>> order;
+  for (auto &[sched, c] : costs) {
+    std::sort(c.begin(), c.end());
+    order.push_back({c[c.size() / 2], sched});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<std::string> out;
+  for (const auto &o : order) out.push_back(o.second);
+  return out;
+}
+
+// With two rounds, the second round re-measures the 4 best-ranked schedules
+// still measured once after the first round (whatever the first round found).
+TEST(Tuner, SecondConfirmationRoundTakesNextUnconfirmedSchedules) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/rounds.db";
+  TuneOptions o = fast(db, 64);
+  o.confirm_top = 4;
+  o.confirm_repeats = 2;
+  o.confirm_rounds = 2;
+  TuneResult r = tune(t, o);
+  EXPECT_EQ(r.measured, 64);
+  EXPECT_EQ(r.confirmed, 16);
+  RecordStore st(db, t.workload_key, t.name, "{}", 1);
+  std::vector<StoredRecord> recs = st.records();
+  ASSERT_EQ(recs.size(), 64u);
+  std::vector<StoredRecord> before_round2;
+  std::set<std::string> round2;
+  for (const auto &rec : recs) {
+    if (rec.trial_index < 56) before_round2.push_back(rec);
+    else round2.insert(rec.schedule_json);
+  }
+  std::map<std::string, int> times;
+  for (const auto &rec : before_round2) times[rec.schedule_json]++;
+  std::set<std::string> expected;
+  for (const auto &sched : ranked_schedules(before_round2))
+    if (times[sched] == 1 && expected.size() < 4) expected.insert(sched);
+  EXPECT_EQ(round2, expected);
+  // Round 2 measured each of them twice more.
+  std::map<std::string, int> all;
+  for (const auto &rec : recs) all[rec.schedule_json]++;
+  for (const auto &sched : round2) EXPECT_EQ(all[sched], 3);
 }
 
 TEST(Tuner, KillNineKeepsCommittedRecords) {
