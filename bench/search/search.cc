@@ -52,6 +52,7 @@ struct Options {
   double min_repeat_ms = 10;
   int warmup = 0;
   double timeout_s = 8;
+  bool runtime_checks = false;
 };
 
 const char *kUsage = R"(usage: search [options]
@@ -65,6 +66,7 @@ const char *kUsage = R"(usage: search [options]
   --min-repeat-ms X  target length of one repeat (default 10)
   --warmup W         untimed runs before timing (default 0: the checked run warms up)
   --timeout S        per-candidate timeout (default 8)
+  --runtime-checks   build candidates with Halide's runtime assertions (MeasureOptions::runtime_checks)
   --out PATH         JSONL output (default $BUILD_WORKSPACE_DIRECTORY/bench/results/search.jsonl)
   --no-jsonl         do not write JSON lines
 )";
@@ -98,6 +100,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--timeout") o.timeout_s = std::stod(next());
     else if (a == "--out") o.out = next();
     else if (a == "--no-jsonl") o.no_jsonl = true;
+    else if (a == "--runtime-checks") o.runtime_checks = true;
     else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -162,6 +165,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
   mo.min_repeat_ms = o.min_repeat_ms;
   mo.warmup = o.warmup;
   mo.timeout_s = o.timeout_s;
+  mo.runtime_checks = o.runtime_checks;
   Measurer measurer(task, mo);
   measurer.reference();  // not counted: computed once per task before searching
 
@@ -323,7 +327,8 @@ int main(int argc, char **argv) {
            << ",\"median_measure_ms\":" << 1e3 * median(wall) << ",\"search_s\":" << r.search_s
            << ",\"retrain_s\":" << r.retrain_s << ",\"measure_s\":" << r.measure_s << ",\"elapsed_s\":" << r.elapsed_s
            << ",\"errors\":" << r.errors << ",\"repeat\":" << o.repeat << ",\"min_repeat_ms\":" << o.min_repeat_ms
-           << ",\"warmup\":" << o.warmup << ",\"seed\":" << o.seed << ",\"curve\":[";
+           << ",\"warmup\":" << o.warmup << ",\"runtime_checks\":" << (o.runtime_checks ? "true" : "false")
+           << ",\"seed\":" << o.seed << ",\"curve\":[";
         double b = 0;
         for (size_t i = 0; i < r.trials.size(); i++) {
           b = std::max(b, r.trials[i].gflops);
