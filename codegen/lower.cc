@@ -63,6 +63,9 @@ struct ExprLowering {
         for (int i = static_cast<int>(e->args.size()) - 1; i >= 0; i--) {
           HExpr v = (*this)(e->args[i], guarded);
           // A select evaluates both branches: keep the unused one in bounds.
+          // The search space relies on this clamp: it vectorizes a stage
+          // computed inside a tile only when every read is clamped here
+          // (reads_only_guarded, autotune/search_space/analysis.cc).
           if (guarded) v = Halide::clamp(v, 0, static_cast<int>(shape[i] - 1));
           idx.push_back(v);
         }
