@@ -1,9 +1,7 @@
 #include "runtime/measure_runner.h"
 
 #include <dlfcn.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include <halide14/HalideRuntime.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/child_process.h"
 #include "runtime/cuda_events.h"
 #include "runtime/io.h"
 #include "runtime/plan.h"
@@ -198,73 +197,32 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
   return r;
 }
 
-void write_all(int fd, const std::string &s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t w = ::write(fd, s.data() + off, s.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    off += static_cast<size_t>(w);
-  }
-}
-
 // Forks a child for one kernel; returns its result or the reason it gave none.
 KernelMeasurement run_one(Batch &b, const std::string &kernel) {
   KernelMeasurement m;
   m.kernel = kernel;
-  int fds[2];
-  if (::pipe(fds) != 0) throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
-  pid_t pid = ::fork();
-  if (pid < 0) throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(fds[0]);
+  ChildExit e = run_in_child(b.timeout_s, [&] {
     nlohmann::json r;
     try {
       r = measure_in_child(b, kernel);
-    } catch (const RuntimeError &e) {
-      r = {{"kernel", kernel}, {"error_code", kRuntimeError}, {"error_msg", e.what()}, {"costs_ms", nlohmann::json::array()}};
-    } catch (const std::exception &e) {
-      r = {{"kernel", kernel}, {"error_code", kUnknown}, {"error_msg", e.what()}, {"costs_ms", nlohmann::json::array()}};
+    } catch (const RuntimeError &err) {
+      r = {{"kernel", kernel}, {"error_code", kRuntimeError}, {"error_msg", err.what()}, {"costs_ms", nlohmann::json::array()}};
+    } catch (const std::exception &err) {
+      r = {{"kernel", kernel}, {"error_code", kUnknown}, {"error_msg", err.what()}, {"costs_ms", nlohmann::json::array()}};
     }
-    write_all(fds[1], r.dump());
-    ::close(fds[1]);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string payload;
-  auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(b.timeout_s * 1000));
-  bool timed_out = false;
-  for (;;) {
-    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int k = ::poll(&p, 1, left);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) continue;
-    char buf[4096];
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    payload.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
+    return r.dump();
+  });
+  if (e.timed_out) {
     m.error_code = kTimeout;
-    m.error_msg = "timeout: no result after " + std::to_string(b.timeout_s) + " s";
+    m.error_msg = e.reason(b.timeout_s);
     return m;
   }
-  if (WIFSIGNALED(status) || payload.empty()) {
+  if (!e.ok() || e.payload.empty()) {
     m.error_code = kCrash;
-    m.error_msg = WIFSIGNALED(status) ? std::string("crash: signal ") + strsignal(WTERMSIG(status)) : "crash: no result";
+    m.error_msg = e.ok() ? "crash: no result" : "crash: " + e.reason(b.timeout_s);
     return m;
   }
+  const std::string &payload = e.payload;
   try {
     auto j = nlohmann::json::parse(payload);
     m.error_code = j.at("error_code").get<int>();

@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <limits>
 
 #include "codegen/kernel.h"
+#include "runtime/child_process.h"
 #include "schedule/trace.h"
 #include "te/errors.h"
 
@@ -56,18 +56,6 @@ struct Reader {
     return s;
   }
 };
-
-void write_all(int fd, const std::string &s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t w = ::write(fd, s.data() + off, s.size() - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    off += static_cast<size_t>(w);
-  }
-}
 
 // Evicts the arrays' cache lines from every cache level (cold-cache timing).
 void flush_from_cache(const std::vector<NDArray> &arrays) {
@@ -180,89 +168,24 @@ struct ChildOutcome {
   std::string payload;  // child's message when it exited normally
 };
 
-}  // namespace
-
-// Kills (if timed_out) and reaps pid; maps its fate to an error code.
-ChildOutcome reap_child(pid_t pid, bool timed_out, double timeout_s, std::string payload);
-
-namespace {
-
-// Forks, runs fn in the child, collects its message with a deadline.
-template <typename Fn>
-ChildOutcome run_in_child(double timeout_s, Fn fn) {
-  int fds[2];
-  if (pipe(fds) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw MeasureError(std::string("fork() failed: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      out = fn();
-    } catch (...) {
-      _exit(3);
-    }
-    write_all(fds[1], out);
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
+// Maps how a measuring child ended to an error code.
+ChildOutcome outcome(rt::ChildExit e, double timeout_s) {
   ChildOutcome res;
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  bool timed_out = false;
-  char chunk[1 << 16];
-  for (;;) {
-    double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-    if (left_ms <= 0) { timed_out = true; break; }
-    pollfd p{fds[0], POLLIN, 0};
-    int r = poll(&p, 1, static_cast<int>(std::min(left_ms, 1e9)) + 1);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (r == 0) continue;
-    ssize_t n = read(fds[0], chunk, sizeof chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (n == 0) break;  // EOF
-    res.payload.append(chunk, static_cast<size_t>(n));
+  if (e.ok()) {
+    res.payload = std::move(e.payload);
+    return res;
   }
-  close(fds[0]);
-  return reap_child(pid, timed_out, timeout_s, std::move(res.payload));
-}
-
-}  // namespace
-
-ChildOutcome reap_child(pid_t pid, bool timed_out, double timeout_s, std::string payload) {
-  ChildOutcome res;
-  res.payload = std::move(payload);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
-    res.code = ErrorCode::kTimeout;
-    res.msg = "timeout: no result after " + std::to_string(timeout_s) + " s; measuring process killed";
-    res.payload.clear();
-  } else if (WIFSIGNALED(status)) {
-    res.code = ErrorCode::kCrash;
-    res.msg = std::string("measuring process died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
-              strsignal(WTERMSIG(status)) + ")";
-    res.payload.clear();
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    res.code = ErrorCode::kUnknown;
-    res.msg = "measuring process exited with status " + std::to_string(WEXITSTATUS(status));
-    res.payload.clear();
-  }
+  res.code = e.timed_out ? ErrorCode::kTimeout : e.signal > 0 ? ErrorCode::kCrash : ErrorCode::kUnknown;
+  res.msg = e.timed_out ? e.reason(timeout_s) + "; measuring process killed" : "measuring process " + e.reason(timeout_s);
   return res;
 }
+
+// Runs fn in a child with a deadline (rt::run_in_child).
+ChildOutcome run_isolated(double timeout_s, const std::function<std::string()> &fn) {
+  return outcome(rt::run_in_child(timeout_s, fn), timeout_s);
+}
+
+}  // namespace
 
 void Measurer::warm_up() {
   if (warmed_ || !options_.warm_jit) return;
@@ -300,7 +223,7 @@ const std::vector<NDArray> &Measurer::reference() {
   warm_up();
   Schedule s(task_.outputs);
   MeasureOptions opt = options_;
-  ChildOutcome c = run_in_child(options_.reference_timeout_s,
+  ChildOutcome c = run_isolated(options_.reference_timeout_s,
                                 [&] { return child_work(task_, opt, s, inputs_, nullptr, ""); });
   if (c.code != ErrorCode::kNoError)
     throw MeasureError("reference of task '" + task_.name + "' failed: " + c.msg);
@@ -373,11 +296,10 @@ std::unique_ptr<Schedule> prepare(const Task &task, const MeasureInput &in, Meas
 // that fails before timing writes 'F' + message at once.
 struct GroupChild {
   size_t index = 0;
-  pid_t pid = -1;
-  int rfd = -1, gofd = -1;
+  rt::Child child;
+  int gofd = -1;
   Clock::time_point start;
   double used_s = 0;          // build + check time, counted against timeout_s
-  std::string buf;
   enum State { kBuilding, kReady, kDone } state = kBuilding;
   bool timed_out = false;
 };
@@ -385,18 +307,6 @@ struct GroupChild {
 void close_fd(int &fd) {
   if (fd >= 0) close(fd);
   fd = -1;
-}
-
-// Reads what is available on c.rfd; returns false at EOF / error.
-bool read_some(GroupChild &c) {
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = read(c.rfd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    c.buf.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
 }
 
 }  // namespace
@@ -408,7 +318,7 @@ MeasureResult Measurer::measure(const MeasureInput &in) {
   const std::vector<NDArray> &ref = reference();
   std::unique_ptr<Schedule> s = prepare(task_, in, res);
   if (s) {
-    ChildOutcome c = run_in_child(options_.timeout_s, [&] { return child_work(task_, options_, *s, inputs_, &ref, fault); });
+    ChildOutcome c = run_isolated(options_.timeout_s, [&] { return child_work(task_, options_, *s, inputs_, &ref, fault); });
     finish_result(task_, c, res);
   }
   finalize_result(task_, res);
@@ -428,84 +338,57 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
     const size_t g1 = std::min(ins.size(), g0 + group);
     auto tg = Clock::now();
     std::vector<std::unique_ptr<Schedule>> scheds(g1 - g0);
-    std::vector<GroupChild> kids;
+    std::vector<GroupChild> kids;  // a child still alive when this throws is killed by ~Child
     kids.reserve(g1 - g0);
-    // Kill and reap every child still alive if anything below throws.
-    struct Guard {
+    struct CloseGoPipes {
       std::vector<GroupChild> &k;
-      ~Guard() {
-        for (auto &c : k) {
-          close_fd(c.rfd);
-          close_fd(c.gofd);
-          if (c.pid > 0) {
-            kill(c.pid, SIGKILL);
-            while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
-            }
-            c.pid = -1;
-          }
-        }
+      ~CloseGoPipes() {
+        for (auto &c : k) close_fd(c.gofd);
       }
-    } guard{kids};
+    } close_go{kids};
     for (size_t i = g0; i < g1; i++) {
       scheds[i - g0] = prepare(task_, ins[i], out[i]);
       if (!scheds[i - g0]) continue;
-      int rp[2], gp[2];
-      if (pipe(rp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
-      if (pipe(gp) != 0) {
-        close(rp[0]);
-        close(rp[1]);
-        throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
-      }
-      std::fflush(nullptr);
-      pid_t pid = fork();
-      if (pid < 0) {
-        close(rp[0]); close(rp[1]); close(gp[0]); close(gp[1]);
-        throw MeasureError(std::string("fork() failed: ") + std::strerror(errno));
-      }
-      if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        for (auto &c : kids) {  // siblings' pipe ends
-          close_fd(c.rfd);
-          close_fd(c.gofd);
-        }
-        close(rp[0]);
-        close(gp[1]);
-        const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
-        std::string msg;
-        try {
-          msg = child_work(task_, options_, *scheds[i - g0], inputs_, &ref, fault, [&] {
-            write_all(rp[1], "R");
+      int gp[2];
+      if (pipe(gp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
+      const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
+      GroupChild c;
+      try {
+        c.child = rt::Child::spawn([&](int rfd) {
+          prctl(PR_SET_PDEATHSIG, SIGKILL);
+          for (auto &k : kids) {  // siblings' pipe ends
+            close(k.child.fd());
+            close_fd(k.gofd);
+          }
+          close(gp[1]);
+          std::string msg = child_work(task_, options_, *scheds[i - g0], inputs_, &ref, fault, [&] {
+            rt::write_all(rfd, "R");
             char go = 0;
             ssize_t n;
             while ((n = read(gp[0], &go, 1)) < 0 && errno == EINTR) {
             }
             if (n != 1 || go != 'G') _exit(4);
           });
-        } catch (...) {
-          _exit(3);
-        }
-        write_all(rp[1], "F" + msg);
-        close(rp[1]);
-        _exit(0);
+          rt::write_all(rfd, "F" + msg);
+        });
+      } catch (...) {
+        close(gp[0]);
+        close(gp[1]);
+        throw;
       }
-      close(rp[1]);
       close(gp[0]);
-      GroupChild c;
       c.index = i;
-      c.pid = pid;
-      c.rfd = rp[0];
       c.gofd = gp[1];
       c.start = Clock::now();
       kids.push_back(std::move(c));
     }
     auto finish_child = [&](GroupChild &c) {
-      close_fd(c.rfd);
       close_fd(c.gofd);
-      std::string payload;
-      if (!c.buf.empty() && c.buf[0] == 'F') payload = c.buf.substr(1);
-      ChildOutcome oc = reap_child(c.pid, c.timed_out, options_.timeout_s, std::move(payload));
-      c.pid = -1;
-      if (oc.code == ErrorCode::kNoError && (c.buf.empty() || c.buf[0] != 'F')) {
+      rt::ChildExit e = c.child.reap(c.timed_out);
+      const bool complete = !e.payload.empty() && e.payload[0] == 'F';
+      if (complete) e.payload.erase(0, 1);
+      ChildOutcome oc = outcome(std::move(e), options_.timeout_s);
+      if (oc.code == ErrorCode::kNoError && !complete) {
         oc.code = ErrorCode::kUnknown;
         oc.msg = "truncated result from the measuring process";
       }
@@ -528,7 +411,7 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
           continue;
         }
         wait_ms = std::min(wait_ms, left);
-        pfds.push_back(pollfd{c.rfd, POLLIN, 0});
+        pfds.push_back(pollfd{c.child.fd(), POLLIN, 0});
         who.push_back(&c);
       }
       if (pfds.empty()) break;
@@ -538,9 +421,9 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
       for (size_t k = 0; k < pfds.size(); k++) {
         if (!pfds[k].revents) continue;
         GroupChild &c = *who[k];
-        bool more = read_some(c);
-        if (!c.buf.empty() && c.buf[0] == 'R') {
-          c.buf.erase(0, 1);
+        bool more = c.child.read_some();
+        if (!c.child.received().empty() && c.child.received()[0] == 'R') {
+          c.child.consume(1);
           c.state = GroupChild::kReady;
           c.used_s = seconds_since(c.start);
         } else if (!more) {
@@ -553,20 +436,9 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
       if (c.state != GroupChild::kReady) continue;
       auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                          std::chrono::duration<double>(std::max(0.0, options_.timeout_s - c.used_s)));
-      write_all(c.gofd, "G");
+      rt::write_all(c.gofd, "G");
       close_fd(c.gofd);
-      for (;;) {
-        double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-        if (left <= 0) {
-          c.timed_out = true;
-          break;
-        }
-        pollfd p{c.rfd, POLLIN, 0};
-        int r = poll(&p, 1, static_cast<int>(std::min(left, 1e9)) + 1);
-        if (r < 0 && errno != EINTR) throw MeasureError(std::string("poll() failed: ") + std::strerror(errno));
-        if (r <= 0) continue;
-        if (!read_some(c)) break;
-      }
+      c.timed_out = !c.child.read_until(deadline);
       finish_child(c);
     }
     double group_wall = seconds_since(tg) / static_cast<double>(g1 - g0);
