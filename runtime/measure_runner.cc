@@ -19,6 +19,7 @@
 
 #include "runtime/child_process.h"
 #include "runtime/cuda_events.h"
+#include "runtime/kernel_library.h"
 #include "runtime/io.h"
 #include "runtime/plan.h"
 #include "te/errors.h"
@@ -70,42 +71,17 @@ Batch read_batch(const std::string &dir) {
   return b;
 }
 
-halide_type_t halide_type(const DType &t) {
-  switch (t.code) {
-    case DType::Int: return halide_type_t(halide_type_int, t.bits);
-    case DType::UInt: return halide_type_t(halide_type_uint, t.bits);
-    case DType::Float: return halide_type_t(halide_type_float, t.bits);
-    case DType::BFloat: return halide_type_t(halide_type_bfloat, t.bits);
-    default: return halide_type_t(halide_type_uint, 1);
-  }
-}
-
-// A halide_buffer_t over an NDArray's memory (dimension 0 = the last axis).
+// A halide_buffer_t over an NDArray's memory.
 struct Buffer {
   halide_buffer_t buf{};
   std::vector<halide_dimension_t> dims;
-  explicit Buffer(NDArray &a) {
-    int nd = static_cast<int>(a.shape().size());
-    dims.resize(std::max(nd, 1));
-    int64_t stride = 1;
-    for (int i = 0; i < nd; i++) {
-      int64_t ext = a.shape()[nd - 1 - i];
-      dims[i] = halide_dimension_t(0, static_cast<int32_t>(ext), static_cast<int32_t>(stride));
-      stride *= ext;
-    }
-    buf.type = halide_type(a.dtype());
-    buf.dimensions = nd;
+  explicit Buffer(NDArray &a) : dims(dense_dims(a.shape())) {
+    buf.type = halide_type_of(a.dtype());
+    buf.dimensions = static_cast<int>(a.shape().size());
     buf.dim = dims.data();
     buf.host = static_cast<uint8_t *>(a.raw());
   }
 };
-
-thread_local std::string g_error;
-void record_error(void *, const char *msg) {
-  if (!g_error.empty()) g_error += "; ";
-  g_error += msg ? msg : "(no message)";
-  while (!g_error.empty() && g_error.back() == '\n') g_error.pop_back();
-}
 
 // The child's work: a JSON result for one kernel.
 nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
@@ -117,25 +93,16 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
   }
   if (fault && std::string(fault) == "hang:" + kernel)
     for (;;) pause();
-  void *dl = dlopen(b.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!dl) throw RuntimeError(b.library + ": cannot load: " + dlerror());
-  auto *abi = static_cast<const char *>(dlsym(dl, kAbiSymbol));
-  auto *table = static_cast<const KernelEntry *>(dlsym(dl, kKernelTableSymbol));
-  auto *count = static_cast<const int *>(dlsym(dl, kKernelCountSymbol));
-  if (!abi || !table || !count || std::strcmp(abi, kAbiTag) != 0) throw RuntimeError(b.library + ": not a tetune kernel library");
-  const KernelEntry *entry = nullptr;
-  for (int i = 0; i < *count; i++)
-    if (kernel == table[i].name) entry = &table[i];
+  std::unique_ptr<KernelLibrary> lib = KernelLibrary::open(b.library);
+  const KernelEntry *entry = lib->find(kernel);
   if (!entry) throw RuntimeError(b.library + ": no kernel '" + kernel + "'");
   size_t nargs = b.inputs.size() + b.references.size();
   if (entry->num_args != static_cast<int>(nargs))
     throw RuntimeError("kernel " + kernel + " takes " + std::to_string(entry->num_args) + " buffers, the batch has " +
                        std::to_string(nargs));
-  using ErrorHandler = void (*)(void *, const char *);
-  if (auto set = reinterpret_cast<ErrorHandler (*)(ErrorHandler)>(dlsym(dl, "halide_set_error_handler"))) set(record_error);
-  if (auto threads = reinterpret_cast<int (*)(int)>(dlsym(dl, "halide_set_num_threads"))) threads(std::max(1, b.threads));
-  auto copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(dl, "halide_copy_to_host"));
-  auto device_sync = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(dl, "halide_device_sync"));
+  if (auto threads = lib->symbol<int (*)(int)>("halide_set_num_threads")) threads(std::max(1, b.threads));
+  auto copy_to_host = lib->symbol<int (*)(void *, halide_buffer_t *)>("halide_copy_to_host");
+  auto device_sync = lib->symbol<int (*)(void *, halide_buffer_t *)>("halide_device_sync");
   if (b.gpu && (!copy_to_host || !device_sync)) throw RuntimeError(b.library + ": a GPU batch without halide_copy_to_host / halide_device_sync");
 
   std::vector<NDArray> outs;
@@ -148,19 +115,20 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
   for (auto &x : bufs) argv.push_back(&x.buf);
   for (size_t i = 0; i < b.inputs.size() && b.gpu; i++) bufs[i].buf.flags = halide_buffer_flag_host_dirty;
   auto call = [&]() {
-    g_error.clear();
+    KernelLibrary::clear_error();
     int rc = entry->fn_argv(argv.data());
-    if (rc != 0) throw RuntimeError("Halide error " + std::to_string(rc) + (g_error.empty() ? "" : ": " + g_error));
+    const std::string &why = KernelLibrary::last_error();
+    if (rc != 0) throw RuntimeError("Halide error " + std::to_string(rc) + (why.empty() ? "" : ": " + why));
   };
   auto sync = [&]() {
     if (!b.gpu) return;
     for (size_t i = b.inputs.size(); i < bufs.size(); i++)
-      if (device_sync(nullptr, &bufs[i].buf) != 0) throw RuntimeError("halide_device_sync failed: " + g_error);
+      if (device_sync(nullptr, &bufs[i].buf) != 0) throw RuntimeError("halide_device_sync failed: " + KernelLibrary::last_error());
   };
   call();
   if (b.gpu)
     for (size_t i = b.inputs.size(); i < bufs.size(); i++)
-      if (copy_to_host(nullptr, &bufs[i].buf) != 0) throw RuntimeError("copying an output to the host failed: " + g_error);
+      if (copy_to_host(nullptr, &bufs[i].buf) != 0) throw RuntimeError("copying an output to the host failed: " + KernelLibrary::last_error());
   for (size_t i = 0; i < outs.size(); i++) {
     double e = scaled_max_error(outs[i], b.references[i]);
     if (!(e <= b.tolerance)) {
@@ -176,7 +144,7 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
   // now that a kernel has run; any failure is this kernel's error (no fallback to the wall clock).
   // CPU: steady_clock. A repeat is timed from before its first call to after its last one finished.
   std::unique_ptr<CudaEventTimer> events;
-  if (b.gpu) events = std::make_unique<CudaEventTimer>(halide_cuda_stream(dl));
+  if (b.gpu) events = std::make_unique<CudaEventTimer>(halide_cuda_stream(lib->handle()));
   Clock::time_point t_start;
   auto start = [&]() {
     if (events) events->start();
@@ -267,11 +235,7 @@ std::string gpu_name() {
 
 std::vector<KernelMeasurement> run_measure_batch(const std::string &dir) {
   Batch b = read_batch(dir);
-  {
-    void *dl = dlopen(b.library.c_str(), RTLD_NOW | RTLD_LOCAL);  // fail early, naming the file
-    if (!dl) throw RuntimeError(b.library + ": cannot load: " + dlerror());
-    dlclose(dl);
-  }
+  KernelLibrary::open(b.library);  // fail early, naming the file (loading starts no CUDA context)
   std::vector<KernelMeasurement> out;
   for (const auto &k : b.kernels) out.push_back(run_one(b, k));
   std::string cpuinfo;

@@ -14,6 +14,7 @@
 
 #include <halide14/HalideRuntime.h>
 
+#include "runtime/kernel_library.h"
 #include "runtime/spin_pool.h"
 #include "te/errors.h"
 
@@ -45,16 +46,6 @@ std::string read_file(const std::string &path) {
   return ss.str();
 }
 
-halide_type_t halide_type_of(const PlanValue &v) {
-  switch (v.dtype_code) {
-    case 0: return halide_type_t(halide_type_int, v.dtype_bits);
-    case 1: return halide_type_t(halide_type_uint, v.dtype_bits);
-    case 2: return halide_type_t(halide_type_float, v.dtype_bits);
-    case 3: return halide_type_t(halide_type_bfloat, v.dtype_bits);
-    default: return halide_type_t(halide_type_uint, 1);
-  }
-}
-
 DType te_dtype(const PlanValue &v) {
   DType t;
   t.code = static_cast<DType::Code>(v.dtype_code);
@@ -62,19 +53,10 @@ DType te_dtype(const PlanValue &v) {
   return t;
 }
 
-// Halide's default error handler prints and abort()s; the runtime records the
-// message instead so that a failing kernel raises RuntimeError.
-thread_local std::string g_halide_error;
-void record_halide_error(void *, const char *msg) {
-  if (!g_halide_error.empty()) g_halide_error += "; ";
-  g_halide_error += msg ? msg : "(no message)";
-  while (!g_halide_error.empty() && (g_halide_error.back() == '\n')) g_halide_error.pop_back();
-}
-
 }  // namespace
 
 struct Model::Impl {
-  void *dl = nullptr;
+  std::unique_ptr<KernelLibrary> lib;
   bool gpu = false;
   AlignedPtr weights;
   std::vector<AlignedPtr> buffers;
@@ -100,9 +82,6 @@ struct Model::Impl {
   bool spin_pool = false;  // parallel loops run on SpinPool (halide_set_custom_do_par_for)
   int (*copy_to_host)(void *, halide_buffer_t *) = nullptr;
   int (*device_free)(void *, halide_buffer_t *) = nullptr;
-  ~Impl() {
-    if (dl) dlclose(dl);
-  }
 };
 
 Model::~Model() = default;
@@ -137,28 +116,15 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
 
   // kernels
   {
-    struct stat st;
-    if (::stat(lpath.c_str(), &st) != 0) throw RuntimeError(lpath + ": file is missing (re-run `tetune compile`)");
-    im.dl = dlopen(lpath.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!im.dl) throw RuntimeError(lpath + ": cannot load: " + dlerror());
-    auto *abi = static_cast<const char *>(dlsym(im.dl, kAbiSymbol));
-    auto *table = static_cast<const KernelEntry *>(dlsym(im.dl, kKernelTableSymbol));
-    auto *count = static_cast<const int *>(dlsym(im.dl, kKernelCountSymbol));
-    if (!abi || !table || !count) throw RuntimeError(lpath + ": not a tetune model library (no kernel table)");
-    if (std::strcmp(abi, kAbiTag) != 0) throw RuntimeError(lpath + ": kernel table ABI '" + abi + "', expected '" + kAbiTag + "'");
-    std::map<std::string, const KernelEntry *> by_name;
-    for (int i = 0; i < *count; i++) by_name[table[i].name] = &table[i];
-    im.set_threads = reinterpret_cast<int (*)(int)>(dlsym(im.dl, "halide_set_num_threads"));
-    auto set_par_for = reinterpret_cast<halide_do_par_for_t (*)(halide_do_par_for_t)>(dlsym(im.dl, "halide_set_custom_do_par_for"));
-    if (set_par_for) {
+    im.lib = KernelLibrary::open(lpath);
+    const KernelLibrary &lib = *im.lib;
+    im.set_threads = lib.symbol<int (*)(int)>("halide_set_num_threads");
+    if (auto set_par_for = lib.symbol<halide_do_par_for_t (*)(halide_do_par_for_t)>("halide_set_custom_do_par_for")) {
       set_par_for(&SpinPool::do_par_for);
       im.spin_pool = true;  // sized like Halide's own pool (SpinPool::default_threads)
     }
-    im.copy_to_host = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_copy_to_host"));
-    im.device_free = reinterpret_cast<int (*)(void *, halide_buffer_t *)>(dlsym(im.dl, "halide_device_free"));
-    using ErrorHandler = void (*)(void *, const char *);
-    auto set_handler = reinterpret_cast<ErrorHandler (*)(ErrorHandler)>(dlsym(im.dl, "halide_set_error_handler"));
-    if (set_handler) set_handler(record_halide_error);
+    im.copy_to_host = lib.symbol<int (*)(void *, halide_buffer_t *)>("halide_copy_to_host");
+    im.device_free = lib.symbol<int (*)(void *, halide_buffer_t *)>("halide_device_free");
     im.gpu = p.target == "cuda" || p.halide_target.find("cuda") != std::string::npos;
     if (im.gpu) {
       void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -167,13 +133,13 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
     }
     std::vector<int (*)(void **)> fns(p.kernels.size());
     for (size_t k = 0; k < p.kernels.size(); k++) {
-      auto it = by_name.find(p.kernels[k].name);
-      if (it == by_name.end())
+      const KernelEntry *entry = im.lib->find(p.kernels[k].name);
+      if (!entry)
         throw RuntimeError(lpath + ": kernel '" + p.kernels[k].name + "' named in " + gpath + " is missing (files from different exports?)");
-      if (it->second->num_args != p.kernels[k].num_args)
-        throw RuntimeError(lpath + ": kernel '" + p.kernels[k].name + "' takes " + std::to_string(it->second->num_args) +
+      if (entry->num_args != p.kernels[k].num_args)
+        throw RuntimeError(lpath + ": kernel '" + p.kernels[k].name + "' takes " + std::to_string(entry->num_args) +
                            " buffers, " + gpath + " says " + std::to_string(p.kernels[k].num_args));
-      fns[k] = it->second->fn_argv;
+      fns[k] = entry->fn_argv;
     }
 
     // buffers and host pointers
@@ -205,17 +171,11 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
         if (static_cast<int>(a) >= g.num_inputs && p.values[root(v)].storage != PlanValue::Buffer)
           throw ParseError(gpath + ": group " + g.name + " writes value '" + pv.name + "' that has no buffer");
         auto &d = c.dims[a];
+        d = dense_dims(pv.shape);
         int nd = static_cast<int>(pv.shape.size());
-        d.resize(std::max(nd, 1));
-        int64_t stride = 1;
-        for (int i = 0; i < nd; i++) {
-          int64_t ext = pv.shape[nd - 1 - i];
-          d[i] = halide_dimension_t(0, static_cast<int32_t>(ext), static_cast<int32_t>(stride));
-          stride *= ext;
-        }
         halide_buffer_t &b = c.bufs[a];
         b = halide_buffer_t();
-        b.type = halide_type_of(pv);
+        b.type = halide_type_of(te_dtype(pv));
         b.dimensions = nd;
         b.dim = d.data();
         b.host = im.host[v];
@@ -300,7 +260,7 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
       c.bufs[a].device = 0;
       c.bufs[a].device_interface = nullptr;
     }
-    g_halide_error.clear();
+    KernelLibrary::clear_error();
     std::chrono::steady_clock::time_point t0;
     if (im.profiling) t0 = std::chrono::steady_clock::now();
     int rc = c.fn(c.argv.data());
@@ -308,7 +268,7 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
       im.call_ms[&c - im.calls.data()] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0)
       throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") in " + dir_ + "/libmodel.so failed with Halide error " +
-                         std::to_string(rc) + (g_halide_error.empty() ? std::string() : ": " + g_halide_error));
+                         std::to_string(rc) + (KernelLibrary::last_error().empty() ? std::string() : ": " + KernelLibrary::last_error()));
     if (im.gpu) {
       for (size_t a = 0; a < c.bufs.size(); a++) {
         halide_buffer_t &b = c.bufs[a];
