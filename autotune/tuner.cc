@@ -100,11 +100,10 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   }
 
   Measurer measurer(task, opt.measure);
-  const int start_done = done;
   // The last trials of the budget re-measure the top schedules (see TuneOptions::confirm_top).
   const int round_trials = std::max(0, opt.confirm_top * opt.confirm_repeats);
-  const int reserve =
-      round_trials > 0 ? std::min(std::max(0, opt.confirm_rounds), opt.trials / 4 / round_trials) * round_trials : 0;
+  const int rounds = round_trials > 0 ? std::min(std::max(0, opt.confirm_rounds), opt.trials / 4 / round_trials) : 0;
+  const int reserve = rounds * round_trials;
   const int search_trials = opt.trials - reserve;
   auto report = [&](const StoredRecord &rec) {
     if (!opt.progress) return;
@@ -203,11 +202,10 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     model->inner = std::move(fresh);
     res.search_s += since(tr);
   }
-  (void)start_done;
   // Confirmation rounds (see TuneOptions::confirm_top): round-robin, so that
   // a noisy period of the machine touches all of a round's schedules alike.
   const int wanted = 1 + opt.confirm_repeats;
-  for (int round = 0; reserve > 0 && round < opt.confirm_rounds && done < opt.trials; round++) {
+  for (int round = 0; round < rounds && done < opt.trials; round++) {
     std::map<std::string, int> times;  // records per schedule, failed ones included
     for (const auto &r : db.records()) times[r.schedule_json]++;
     std::vector<StoredRecord> pending;

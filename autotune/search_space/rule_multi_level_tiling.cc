@@ -192,7 +192,7 @@ void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const ChannelVector cv = channel_vector_input(st);
   const bool vec_channel = (p.cache_write || !p.consumer.empty()) && cv.found();
   if (vec_channel)
-    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".vec_channel", {0, 1}, {}, true});
+    s.choices.push_back(ChoiceSpec{p.stage, vec_channel_param(p.stage), {0, 1}, {}, true});
   if (!packable_input(st).empty()) {
     bool alone = !p.cache_write && p.consumer.empty();
     s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2, 3, 4}, {}}
@@ -237,18 +237,20 @@ AxisTiles read_tiles(const Inst &in, const StageInfo &st) {
   }
   ChannelVector cv = channel_vector(in, st);
   if (cv.found() && t.sp.count(cv.axis)) {
-    // The channel axis' innermost level is the vector; the outer levels shrink to fit the extent.
-    std::vector<int64_t> &l = t.sp[cv.axis];
-    const int64_t E = st.shape[cv.axis];
-    l[2] = kMaxVector;
-    if (l[0] * l[1] * l[2] > E) l[1] = std::max<int64_t>(1, E / (l[0] * l[2]));
-    if (l[0] * l[1] * l[2] > E) l[0] = 1, l[1] = E / l[2];
+    t.sp[cv.axis] = channel_vector_levels(t.sp[cv.axis], st.shape[cv.axis]);
   }
   return t;
 }
 
+std::vector<int64_t> channel_vector_levels(std::vector<int64_t> l, int64_t extent) {
+  l[2] = kMaxVector;
+  if (l[0] * l[1] * l[2] > extent) l[1] = std::max<int64_t>(1, extent / (l[0] * l[2]));
+  if (l[0] * l[1] * l[2] > extent) l[0] = 1, l[1] = extent / l[2];
+  return l;
+}
+
 ChannelVector channel_vector(const Inst &in, const StageInfo &st) {
-  if (in.param(st.name + ".vec_channel", 0) != 1) return ChannelVector{};
+  if (in.param(vec_channel_param(st.name), 0) != 1) return ChannelVector{};
   return channel_vector_input(st);
 }
 

@@ -168,14 +168,15 @@ std::string SearchSpace::sketch_description(int i) const {
 }
 
 // (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels),
-// as instantiated: a channel-vectorized axis holds one vector whatever its parameter.
+// as instantiated (a channel-vectorized axis has channel_vector_levels).
 static std::vector<std::pair<std::string, int64_t>> innermost_spatial(const Sketch &s, const Candidate &c) {
   std::vector<std::pair<std::string, int64_t>> out;
   for (const auto &t : s.tiles) {
     if (t.levels != 4) continue;
-    auto vc = c.params.find(t.stage + ".vec_channel");
-    bool channel = t.channel_vector && vc != c.params.end() && vc->second == 1;
-    out.emplace_back(t.stage, channel ? kMaxVector : std::max<int64_t>(1, get_tile(c, t).back()));
+    std::vector<int64_t> l = get_tile(c, t);
+    auto vc = c.params.find(vec_channel_param(t.stage));
+    if (t.channel_vector && vc != c.params.end() && vc->second == 1) l = channel_vector_levels(l, t.extent);
+    out.emplace_back(t.stage, std::max<int64_t>(1, l.back()));
   }
   return out;
 }

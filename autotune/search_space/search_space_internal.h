@@ -102,7 +102,7 @@ struct TileSpec {
   int64_t extent = 1;
   int levels = 4;
   bool vec_axis = false;  // innermost level is the vector width (<= 16)
-  /** The channel axis of a stage with a "<stage>.vec_channel" choice: when it is 1, the innermost level is 16 lanes whatever its parameter (read_tiles). */
+  /** The channel axis of a stage with a vec_channel_param choice: when it is 1, its levels are channel_vector_levels. */
   bool channel_vector = false;
   std::string param(int k) const { return stage + ".tile." + axis + "." + std::to_string(k); }
 };
@@ -175,6 +175,15 @@ bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
 bool reshape_block(const TileSpec &ta, std::vector<int64_t> &la, const TileSpec &tb, std::vector<int64_t> &lb,
                    std::mt19937_64 &rng);
 constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
+/** The choice that vectorizes a tiled stage along its input's channel axis (0/1; see channel_vector_input). */
+inline std::string vec_channel_param(const std::string &stage) { return stage + ".vec_channel"; }
+/**
+ * The levels {l1, l2, l3} of a channel-vectorized axis of `extent`, built from
+ * its drawn levels: the innermost holds one vector (kMaxVector lanes) whatever
+ * its parameter, and the outer levels shrink to fit the extent. The one rule
+ * for instantiation (read_tiles) and the register-block bound (innermost_spatial).
+ */
+std::vector<int64_t> channel_vector_levels(std::vector<int64_t> l, int64_t extent);
 /** Innermost level of the vector axis: 2..16 lanes, or 2..4 whole AVX-512 vectors (32, 48, 64) that the
  *  register block holds side by side (Halide splits a 32-wide vector into two native ones). */
 inline bool valid_vector(int64_t v) { return v >= 2 && (v <= kMaxVector || (v % kMaxVector == 0 && v <= 4 * kMaxVector)); }
