@@ -111,11 +111,31 @@ static std::vector<int64_t> sample_nondiv(const TileSpec &t, std::mt19937_64 &rn
   return std::vector<int64_t>(lv.begin() + 1, lv.end());
 }
 
+std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng) {
+  const int64_t E = t.extent;
+  if (t.vec_axis || t.channel_vector || t.levels != 4) return {};
+  const int64_t r = pick(std::vector<int64_t>(kRegisterRows, kRegisterRows + 3), rng);
+  if (E % r == 0 || E < 4 * r) return {};  // divisible: the divisor path draws it
+  for (int attempt = 0; attempt < 16; attempt++) {
+    std::vector<int64_t> lv(3, 1);  // tiles, S1, S2 span in elements: their product is E
+    for (auto p : prime_factors(E)) lv[std::uniform_int_distribution<int>(0, 2)(rng)] *= p;
+    if (lv[0] < 2 || lv[2] < r) continue;  // one tile would exceed E; a span below one block
+    std::vector<int64_t> l = {lv[1], (lv[2] + r - 1) / r, r};
+    const int64_t tile = product(l), tiles = (E + tile - 1) / tile;
+    if (valid_tile(t, l) && tiles * tile - E < tiles * r) return l;  // each S1 step rounds up: keep few
+  }
+  return {};
+}
+
 std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {
   const int64_t E = t.extent;
   const int n = t.levels;
   std::vector<int64_t> lv(n, 1);  // lv[0] = outer (derived)
   std::uniform_real_distribution<double> u(0, 1);
+  if (u(rng) < kRegisterRowsProbability) {
+    std::vector<int64_t> rows = sample_register_rows(t, rng);
+    if (!rows.empty()) return rows;
+  }
   double p_nondiv = (is_prime(E) && E > 3) ? 0.5 : 0.1;
   if (u(rng) >= p_nondiv) {
     int64_t rest = E;

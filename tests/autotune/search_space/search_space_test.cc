@@ -250,7 +250,7 @@ TEST(SearchSpace, GemmCacheReadLegal) {
     Checker ch(make_task("gemm_cr", gemm(shape[0], shape[1], shape[2])));
     std::mt19937_64 rng(31 + shape[0]);
     int packed = 0, panels = 0;
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < 60; i++) {
       Candidate c = ch.space.sample(rng);
       auto it = c.params.find("C.cache_read");
       ASSERT_NE(it, c.params.end()) << "no cache_read choice in sketch " << c.sketch;
@@ -266,7 +266,7 @@ TEST(SearchSpace, GemmCacheReadLegal) {
       ch.check(c, "cache_read");
       if (::testing::Test::HasFailure()) return;
     }
-    EXPECT_GT(packed, 12);
+    EXPECT_GT(packed, 18) << "shape " << shape[0] << "x" << shape[1] << "x" << shape[2];
     // 29 columns (prime) cannot be cut into panels; the other shapes can.
     if (shape[1] == 29) EXPECT_EQ(panels, 0);
     else EXPECT_GT(panels, 5);
@@ -406,6 +406,40 @@ TEST(SearchSpace, RegisterBlockBounded) {
     over += sp.register_block(c) > SearchSpace::kMaxRegisterBlock;
   }
   EXPECT_GT(over, 200);
+}
+
+// Register blocks 6 or 12 rows high (24 accumulators, see kRegisterRows):
+// GEMM 1024 samples them although 6 and 12 do not divide 1024, an outer tile
+// holds fewer than 6 (12) rows more than its share of the extent, and such
+// candidates compute the reference's values (here on 64 rows: 64 % 6 != 0).
+TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::mt19937_64 rng(5);
+  int rows6 = 0, full = 0;
+  for (int i = 0; i < 400; i++) {
+    Candidate c = sp.sample(rng);
+    int64_t r = c.params.at("C.tile.i.3");
+    if (r % 3 != 0) continue;
+    int64_t tile = c.params.at("C.tile.i.1") * c.params.at("C.tile.i.2") * r;
+    int64_t tiles = (1024 + tile - 1) / tile;
+    EXPECT_LT(tiles * tile - 1024, tiles * r) << c.key();
+    EXPECT_LE(tile, 1024) << c.key();
+    rows6 += r == 6;
+    full += sp.register_block(c) == SearchSpace::kMaxRegisterBlock;
+  }
+  EXPECT_GT(rows6, 10);
+  EXPECT_GT(full, 10) << "6x64 and 12x32 blocks (384 elements) are drawn";
+
+  Checker ch(make_task("gemm_64x64x32", gemm(64, 64, 32)));
+  int checked = 0;
+  for (int i = 0; i < 400 && checked < 6; i++) {
+    Candidate c = ch.space.sample(rng);
+    if (c.params.at("C.tile.i.3") % 3 != 0) continue;
+    ch.check(c, "register rows");
+    if (::testing::Test::HasFailure()) return;
+    checked++;
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
