@@ -36,6 +36,7 @@
 // With it, the ".cache_read" choice is ignored (the weight is the packed input).
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "autotune/search_space/search_space_internal.h"
 #include "schedule/parallel_grain.h"
@@ -114,7 +115,7 @@ static std::vector<int64_t> sample_nondiv(const TileSpec &t, std::mt19937_64 &rn
 std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng) {
   const int64_t E = t.extent;
   if (t.vec_axis || t.channel_vector || t.levels != 4) return {};
-  const int64_t r = pick(std::vector<int64_t>(kRegisterRows, kRegisterRows + 3), rng);
+  const int64_t r = pick(std::vector<int64_t>(std::begin(kRegisterRows), std::end(kRegisterRows)), rng);
   if (E % r == 0 || E < 4 * r) return {};  // divisible: the divisor path draws it
   for (int attempt = 0; attempt < 16; attempt++) {
     std::vector<int64_t> lv(3, 1);  // tiles, S1, S2 span in elements: their product is E

@@ -177,9 +177,10 @@ constexpr double kRegisterRowsProbability = 0.25;
  * S3 a kRegisterRows height r that does not divide the extent: the extent's
  * factors go to the tiles, S1 and an S2 span, and S2 = ceil(span / r); a
  * draw is kept when the outer tiles cover fewer than r rows each past the
- * extent, which the outer stage's ShiftInwards split recomputes (the last
- * tile overlaps its neighbour). Empty when r divides the extent (the divisor path covers it)
- * or no draw fits.
+ * extent. The outermost split then has a tail (split_levels: ShiftInwards
+ * on an outer stage, whose last tile overlaps its neighbour; GuardWithIf on
+ * a stage tiled alone). Empty when r divides the extent (the divisor path
+ * covers it) or no draw fits.
  */
 std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng);
 /** Moves a factor between two levels; false when nothing legal was found. */
