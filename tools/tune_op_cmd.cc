@@ -1,8 +1,8 @@
-// tetune tune-op: auto-tune one operator (matmul or conv2d) into a tuning log.
+// tetune tune-op: auto-tune one operator of the registry (`tetune ops`) into a tuning log.
 //
 //   tetune tune-op --op matmul --shape 1024,1024,1024 --trials 256 [--threads 2]
 //       [--policy evolutionary|annealing|random] [--db PATH] [--resume] [--plot curve.svg]
-//   shapes: matmul M,N,K ; conv2d N,C,H,W,K,R,S,stride,pad (NCHW, KCRS weights)
+//   shapes as `tetune ops` lists them: matmul M,N,K ; conv2d N,C,H,W,K,R,S[,stride[,pad]] (NCHW, KCRS weights)
 #include <dnnl.h>
 
 #include <algorithm>
@@ -17,71 +17,23 @@
 #include "autotune/policy/policy.h"
 #include "autotune/tuner.h"
 #include "te/errors.h"
+#include "te/ops/registry.h"
 #include "tools/commands.h"
 
 namespace tetune {
 namespace cli {
 namespace {
 
-std::vector<int64_t> parse_shape(const std::string &s) {
-  std::vector<int64_t> v;
-  std::stringstream ss(s);
-  std::string tok;
-  while (std::getline(ss, tok, ',')) {
-    try {
-      v.push_back(std::stoll(tok));
-    } catch (...) {
-      throw AttributeError("tune-op: bad --shape element '" + tok + "' in '" + s + "'");
-    }
-  }
-  return v;
-}
-
+// The operator from the registry (te/ops/registry.h), the same compute `run-op`
+// and the benchmarks build, so a tuned schedule replays there. Task name:
+// "<op>_<dims joined by x>", e.g. matmul_1024x1024x1024.
 std::vector<Tensor> build_op(const std::string &op, const std::vector<int64_t> &d, std::string *name) {
-  if (op == "matmul") {
-    if (d.size() != 3) throw AttributeError("tune-op: matmul --shape is M,N,K");
-    int64_t M = d[0], N = d[1], K = d[2];
-    Tensor A = placeholder({M, K}, float32(), "A");
-    Tensor B = placeholder({K, N}, float32(), "B");
-    IterVar k = reduce_axis(K, "k");
-    Tensor C = compute({M, N}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); },
-                       "C", "matmul", {"i", "j"});
-    *name = "matmul_" + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-    return {C};
-  }
-  if (op == "conv2d") {
-    if (d.size() != 9) throw AttributeError("tune-op: conv2d --shape is N,C,H,W,K,R,S,stride,pad");
-    int64_t N = d[0], C = d[1], H = d[2], W = d[3], K = d[4], R = d[5], S = d[6], st = d[7], pad = d[8];
-    if (st <= 0 || pad < 0) throw AttributeError("tune-op: conv2d stride must be > 0 and pad >= 0");
-    int64_t OH = (H + 2 * pad - R) / st + 1, OW = (W + 2 * pad - S) / st + 1;
-    if (OH <= 0 || OW <= 0) throw AttributeError("tune-op: conv2d output would be empty");
-    Tensor X = placeholder({N, C, H, W}, float32(), "X");
-    Tensor Wt = placeholder({K, C, R, S}, float32(), "W");
-    Tensor P = X;
-    if (pad > 0) {
-      P = compute({N, C, H + 2 * pad, W + 2 * pad},
-                  [&](const std::vector<Var> &i) {
-                    Expr h = i[2], w = i[3];
-                    Expr in = h >= Expr(pad) && h < Expr(H + pad) && w >= Expr(pad) && w < Expr(W + pad);
-                    return select(in, X(i[0], i[1], h - Expr(pad), w - Expr(pad)), Expr(0.0f));
-                  },
-                  "pad", "injective", {"n", "c", "h", "w"});
-    }
-    IterVar rc = reduce_axis(C, "rc"), rr = reduce_axis(R, "rr"), rs = reduce_axis(S, "rs");
-    Tensor O = compute({N, K, OH, OW},
-                       [&](const std::vector<Var> &i) {
-                         return sum(P(i[0], rc.var, Expr(i[2]) * Expr(st) + rr.var, Expr(i[3]) * Expr(st) + rs.var) *
-                                        Wt(i[1], rc.var, rr.var, rs.var),
-                                    {rc, rr, rs});
-                       },
-                       "conv", "conv2d", {"n", "k", "oh", "ow"});
-    std::ostringstream nm;
-    nm << "conv2d_" << N << "x" << C << "x" << H << "x" << W << "_k" << K << "x" << R << "x" << S << "_s" << st << "_p"
-       << pad;
-    *name = nm.str();
-    return {O};
-  }
-  throw AttributeError("tune-op: unknown --op '" + op + "' (matmul, conv2d)");
+  std::vector<Tensor> outs = ops::build_op(op, d).outputs;
+  std::ostringstream nm;
+  nm << op;
+  for (size_t i = 0; i < d.size(); i++) nm << (i ? "x" : "_") << d[i];
+  *name = nm.str();
+  return outs;
 }
 
 std::string fmt_time(double s) {
@@ -160,8 +112,8 @@ void add_tune_op_command(CLI::App &app) {
     double timeout = 20;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--op", a->op, "matmul | conv2d")->required();
-  cmd->add_option("--shape", a->shape, "matmul: M,N,K; conv2d: N,C,H,W,K,R,S,stride,pad")->required();
+  cmd->add_option("--op", a->op, "an operator of `tetune ops` (matmul, conv2d, ...)")->required();
+  cmd->add_option("--shape", a->shape, "the operator's --shape form (`tetune ops`): matmul M,N,K; conv2d N,C,H,W,K,R,S[,stride[,pad]]")->required();
   cmd->add_option("--trials", a->trials, "total measured records wanted");
   cmd->add_option("--threads", a->threads, "kernel worker threads");
   cmd->add_option("--policy", a->policy, "evolutionary | annealing | random");
@@ -177,7 +129,7 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->callback([a] {
     std::string name;
-    auto dims = parse_shape(a->shape);
+    auto dims = ops::parse_int_list(a->shape);
     auto outs = build_op(a->op, dims, &name);
     autotune::Task task = autotune::make_task(name, outs, Target{}, a->threads);
     autotune::TuneOptions o;
