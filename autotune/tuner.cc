@@ -84,7 +84,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       consider_best(r);
       done++;
       try {
-        auto steps = trace_from_json(r.schedule_json);
+        auto steps = trace_from_json(r.schedule_json, task.outputs);
         measured.insert(policy::steps_key(steps));
         Schedule s = replay(task.outputs, steps);
         train_x.push_back(features::schedule_features(s, task));
@@ -219,7 +219,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
         if (times[p.schedule_json] + rep > wanted) continue;  // it has enough already
         if (done + static_cast<int>(ins.size()) >= opt.trials) break;
         MeasureInput in;
-        in.steps = trace_from_json(p.schedule_json);
+        in.steps = trace_from_json(p.schedule_json, task.outputs);
         ins.push_back(std::move(in));
         of.push_back(&p);
       }

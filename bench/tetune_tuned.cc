@@ -159,7 +159,7 @@ BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
   int n_records = 0;
   auto best = best_of(db, task, &n_records);
   if (!best) throw Error("tetune-tuned: no successful record in " + db + " (" + std::to_string(n_records) + " records)");
-  Schedule s = replay(task.outputs, trace_from_json(best->schedule_json));
+  Schedule s = replay(task.outputs, trace_from_json(best->schedule_json, task.outputs));
 
   const BenchData &d = bench_data(spec);
   std::vector<Tensor> ins = Schedule(task.outputs).inputs();

@@ -72,7 +72,7 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
     // The note names the full target key; one line per task says only what is missing.
     if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->path());
     try {
-      Schedule s = replay(task.outputs, trace_from_json(e.schedule_json));
+      Schedule s = replay(task.outputs, trace_from_json(e.schedule_json, task.outputs));
       if (stats) {
         stats->tuned++;
         if (!e.exact) {

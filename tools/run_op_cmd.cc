@@ -34,7 +34,7 @@ std::string read_file(const std::string &path) {
 void run_op(const RunOpArgs &a) {
   set_num_threads(a.threads);
   ops::OpWorkload w = ops::build_op(a.op, ops::parse_int_list(a.shape));
-  Schedule s = a.schedule_path.empty() ? Schedule(w.outputs) : replay(w.outputs, trace_from_json(read_file(a.schedule_path)));
+  Schedule s = a.schedule_path.empty() ? Schedule(w.outputs) : replay(w.outputs, trace_from_json(read_file(a.schedule_path), w.outputs));
   std::vector<NDArray> inputs;
   for (size_t i = 0; i < s.inputs().size(); i++)
     inputs.push_back(NDArray::random(s.inputs()[i].shape(), s.inputs()[i].dtype(), a.seed + i));

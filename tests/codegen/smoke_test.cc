@@ -57,7 +57,7 @@ TEST(Codegen, GemmDefaultAndTiled) {
   EXPECT_TRUE(all_close(out[0], ref, 1e-4, 1e-5, &where)) << where;
   EXPECT_FALSE(k.loop_nest().loops.empty());
 
-  Schedule r = replay({t[2]}, trace_from_json(trace_to_json(s)));
+  Schedule r = replay({t[2]}, trace_from_json(trace_to_json(s), {t[2]}));
   EXPECT_EQ(r.trace(), s.trace());
 }
 

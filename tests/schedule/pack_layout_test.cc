@@ -66,7 +66,7 @@ TEST(PackLayout, ConvWeightsPackedByOutputChannel) {
   s.compute_at(W, "conv", "h");
   expect_correct(s, c);
   // The trace replays to the same stages and result.
-  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s)));
+  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s), {c.output}));
   EXPECT_EQ(r.trace(), s.trace());
   EXPECT_EQ(r.stage(W).spatial_axes, s.stage(W).spatial_axes);
   expect_correct(r, c);

@@ -89,7 +89,7 @@ void check_random_schedules(const RefCase &c, int count, uint64_t seed) {
     Schedule s = random_schedule(outs, rng, &rejected);
     std::string trace = trace_to_json(s);
     // Replay must reproduce the schedule exactly.
-    Schedule r = replay(outs, trace_from_json(trace));
+    Schedule r = replay(outs, trace_from_json(trace, outs));
     ASSERT_EQ(trace_to_json(r), trace);
     if (std::getenv("TETUNE_TRACE_TRIALS")) std::fprintf(stderr, "%s trial %d: %s\n", c.name.c_str(), trial, trace.c_str());
     std::vector<NDArray> got;

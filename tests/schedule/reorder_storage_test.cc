@@ -44,7 +44,7 @@ TEST(ReorderStorage, ChannelVectorizedAccumulatorStoredChannelInnermost) {
   s.unroll(L, "w");
   EXPECT_EQ(s.stage(L).storage_order, (std::vector<std::string>{"n", "h", "w", "k"}));
   expect_correct(s, c);
-  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s)));
+  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s), {c.output}));
   EXPECT_EQ(r.stage(L).storage_order, s.stage(L).storage_order);
   expect_correct(r, c);
 }

@@ -282,7 +282,7 @@ TEST(RFactor, TraceJsonRoundTrip) {
   s.compute_at(rf, "C", "i");
   std::string json = trace_to_json(s);
   EXPECT_NE(json.find("\"rfactor\""), std::string::npos) << json;
-  Schedule r = replay({c.output}, trace_from_json(json));
+  Schedule r = replay({c.output}, trace_from_json(json, {c.output}));
   EXPECT_EQ(r.trace(), s.trace());
   EXPECT_EQ(trace_to_json(r), json);
   ASSERT_EQ(r.stages().size(), s.stages().size());

@@ -120,11 +120,11 @@ TEST(Trace, JsonRoundTripAndBadJson) {
   Schedule s({c.output});
   s.tile("C", "i", "j", 4, 4);
   s.vectorize("C", "j_i");
-  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s)));
+  Schedule r = replay({c.output}, trace_from_json(trace_to_json(s), {c.output}));
   EXPECT_EQ(r.trace(), s.trace());
   EXPECT_EQ(r.stage("C").leaves.size(), s.stage("C").leaves.size());
-  EXPECT_THROW(trace_from_json("{not json"), ParseError);
-  EXPECT_THROW(trace_from_json("{\"steps\": [{\"stage\": \"C\"}]}"), ParseError);
+  EXPECT_THROW(trace_from_json("{not json", {c.output}), ParseError);
+  EXPECT_THROW(trace_from_json("{\"steps\": [{\"stage\": \"C\"}]}", {c.output}), ParseError);
   EXPECT_THROW(replay({c.output}, {Step{"split", "C", {"q"}, {2, 0}, ""}}), ScheduleError);
 }
 

@@ -78,7 +78,7 @@ TEST(Policy, EvolutionaryAtLeastAsGoodAsRandom) {
   std::vector<std::vector<float>> x;
   std::vector<double> y;
   for (const auto &r : recs) {
-    x.push_back(features::schedule_features(replay(t.outputs, trace_from_json(r.schedule_json)), t));
+    x.push_back(features::schedule_features(replay(t.outputs, trace_from_json(r.schedule_json, t.outputs)), t));
     y.push_back(r.ok() ? r.gflops : 0.0);
   }
   size_t cut = x.size() * 2 / 3;

@@ -127,7 +127,7 @@ struct Checker {
     EXPECT_EQ(space.steps(c), steps) << "steps are not deterministic";
     Schedule s = space.schedule(c);
     EXPECT_EQ(s.trace(), steps);
-    Schedule r = replay(task.outputs, trace_from_json(trace_to_json(s)));
+    Schedule r = replay(task.outputs, trace_from_json(trace_to_json(s), task.outputs));
     EXPECT_EQ(r.trace(), steps);
     std::string trace = trace_to_json(s);
     if (std::getenv("SS_VERBOSE")) std::cerr << what << " " << c.key() << "\n" << trace << std::endl;

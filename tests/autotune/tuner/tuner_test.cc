@@ -12,6 +12,8 @@
 #include "tests/autotune/gemm_task.h"
 #include "autotune/measure/record_store.h"
 #include "autotune/tuner.h"
+#include "relay_import/tuned_schedules.h"
+#include "te/interpreter.h"
 
 namespace tetune {
 namespace autotune {
@@ -61,6 +63,33 @@ TEST(Tuner, RecordsEveryTrialAndResumes) {
   std::set<std::string> schedules;
   for (const auto &rec : st.records()) schedules.insert(rec.schedule_json);
   EXPECT_EQ(schedules.size(), 32u);
+}
+
+// A workload key ignores names, so a record tuned on one compute must serve
+// the same compute under other tensor names (two ONNX models' node names):
+// the stored trace names tensors canonically and replays on the twin.
+TEST(Tuner, RecordServesTheSameComputeUnderOtherNames) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/twin.db";
+  ASSERT_TRUE(tune(t, fast(db, 8)).best.has_value());
+
+  Tensor X = placeholder({64, 64}, float32(), "x"), W = placeholder({64, 64}, float32(), "weight.0");
+  IterVar r = reduce_axis(64, "k");
+  Tensor Y = compute({64, 64}, [&](const std::vector<Var> &i) { return sum(X(i[0], r.var) * W(r.var, i[1]), {r}); },
+                     "p2o_MatMul_7.out", "matmul", {"i", "j"});
+  Task twin = make_task("twin", {Y}, Target{}, 1);
+  ASSERT_EQ(twin.workload_key, t.workload_key);
+  relay::TunedLookupStats stats;
+  relay::TunedLookupOptions quiet;
+  quiet.print_notes = false;
+  Schedule s = relay::tuned_schedule_hook(db, 1, &stats, quiet)(twin);
+  EXPECT_EQ(stats.tuned, 1);
+  EXPECT_EQ(stats.replay_failed, 0) << relay::format_lookup_stats(stats);
+  EXPECT_GT(s.trace().size(), 0u);
+  std::vector<NDArray> in = {NDArray::random({64, 64}, float32(), 1), NDArray::random({64, 64}, float32(), 2)};
+  set_num_threads(1);  // as the tuner's own runs in this process (a process picks its thread count once)
+  std::string where;
+  EXPECT_TRUE(all_close(Kernel::build(s).run(in)[0], interpret({Y}, {X, W}, in)[0], 1e-4, 1e-5, &where)) << where;
 }
 
 // The last 4 x 2 trials re-measure the 4 cheapest schedules; the result's
