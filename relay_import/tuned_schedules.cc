@@ -27,8 +27,8 @@ class Lookup {
   struct Entry {
     bool found = false;
     bool exact = false;
-    std::string schedule_json, note, used_target;
-    double median_ms = 0;
+    std::string note, used_target;
+    std::vector<tuning_log::MeasureRecord> records;  // best first: the best record, then the next-best
   };
 
   const Entry &get(const std::string &key) {
@@ -41,9 +41,9 @@ class Lookup {
     if (b.record) {
       e.found = true;
       e.exact = b.exact_target;
-      e.schedule_json = b.record->schedule_json;
-      e.median_ms = b.record->median_ms;
       e.used_target = b.used_target_key;
+      e.records = log_.best(key, b.used_target_key, kReplayTries);
+      if (e.records.empty() || e.records.front().id != b.record->id) e.records.insert(e.records.begin(), *b.record);
     }
     return cache_.emplace(key, std::move(e)).first->second;
   }
@@ -71,24 +71,34 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
     };
     // The note names the full target key; one line per task says only what is missing.
     if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->path());
-    try {
-      Schedule s = replay(task.outputs, trace_from_json(e.schedule_json, task.outputs));
-      if (stats) {
-        stats->tuned++;
-        if (!e.exact) {
-          stats->fallback++;
-          stats->notes.push_back(task.name + ": " + e.note);
+    std::string first_error;
+    for (size_t i = 0; i < e.records.size(); i++) {
+      const tuning_log::MeasureRecord &rec = e.records[i];
+      try {
+        Schedule s = replay(task.outputs, trace_from_json(rec.schedule_json, task.outputs));
+        std::vector<std::string> notes;
+        if (!e.exact) notes.push_back(e.note);
+        if (i > 0)
+          notes.push_back("the best record's trace does not replay (" + first_error + "); used record " +
+                          std::to_string(rec.id) + ", number " + std::to_string(i + 1) + " by cost");
+        if (stats) {
+          stats->tuned++;
+          stats->fallback += !e.exact;
+          stats->replay_failed += i > 0;
+          for (const auto &n : notes) stats->notes.push_back(task.name + ": " + n);
         }
+        if (opt.print_notes)
+          for (const auto &n : notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), n.c_str());
+        return s;
+      } catch (const Error &err) {
+        if (i == 0) first_error = err.what();
       }
-      if (!e.exact && opt.print_notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), e.note.c_str());
-      return s;
-    } catch (const Error &err) {
-      if (stats) {
-        stats->replay_failed++;
-        stats->notes.push_back(task.name + ": stored trace does not replay: " + err.what());
-      }
-      return untuned(std::string("stored trace does not replay: ") + err.what());
     }
+    if (stats) {
+      stats->replay_failed++;
+      stats->notes.push_back(task.name + ": stored trace does not replay: " + first_error);
+    }
+    return untuned("no stored trace replays (" + std::to_string(e.records.size()) + " tried); the best's error: " + first_error);
   };
 }
 

@@ -10,8 +10,11 @@
 //
 // Per task (workload key, host target with `threads`): TuningLog::best_with_fallback
 // (successful records only). A record of another, compatible target is used
-// and REPORTED (its note goes into stats->notes and to stderr). No record, or a
-// trace that no longer replays on task.outputs: the default schedule
+// and REPORTED (its note goes into stats->notes and to stderr). When the best
+// record's trace does not replay on task.outputs (a version-1 trace written
+// with another model's tensor names, see schedule/trace.h), the next-best
+// records of that target are tried, up to kReplayTries, and the one used is
+// noted. No record, or none that replays: the default schedule
 // (simple_cpu_schedule), counted and listed as untuned (stats->untuned_tasks).
 #pragma once
 
@@ -29,10 +32,13 @@ struct TunedLookupStats {
   int tuned = 0;              // unique workloads given a stored schedule (exact target or fallback)
   int fallback = 0;           // of which from another (compatible) target
   int untuned = 0;            // unique workloads left with the default schedule
-  int replay_failed = 0;      // of which had a record whose trace did not replay
+  int replay_failed = 0;      // workloads whose best record's trace did not replay (tuned if a next-best did)
   std::vector<std::string> untuned_tasks;   // "name (workload key): reason"
   std::vector<std::string> notes;           // best_with_fallback notes of fallbacks, replay errors
 };
+
+/** Records of a workload tried, best first, until one replays. */
+constexpr int kReplayTries = 8;
 
 struct TunedLookupOptions {
   bool print_notes = true;    // print fallback / untuned notes to stderr as they happen

@@ -90,6 +90,23 @@ TEST(Tuner, RecordServesTheSameComputeUnderOtherNames) {
   set_num_threads(1);  // as the tuner's own runs in this process (a process picks its thread count once)
   std::string where;
   EXPECT_TRUE(all_close(Kernel::build(s).run(in)[0], interpret({Y}, {X, W}, in)[0], 1e-4, 1e-5, &where)) << where;
+
+  // A version-1 record (the original's own names) that is now the cheapest
+  // does not replay on the twin: the next-best record serves, and says so.
+  StoredRecord legacy;
+  legacy.schedule_json = R"({"version": 1, "steps": [{"kind": "split", "stage": "C", "axes": ["i"], "ints": [8, 0]}]})";
+  legacy.costs_ms = {1e-6};
+  legacy.median_ms = 1e-6;
+  legacy.gflops = 1e6;
+  RecordStore(db, t.workload_key, t.name, "{}", 1).add(legacy);
+  EXPECT_EQ(relay::tuned_schedule_hook(db, 1, nullptr, quiet)(t).trace().size(), 1u);  // the original: the legacy record
+  relay::TunedLookupStats again;
+  Schedule s2 = relay::tuned_schedule_hook(db, 1, &again, quiet)(twin);
+  EXPECT_EQ(again.tuned, 1);
+  EXPECT_EQ(again.replay_failed, 1);
+  EXPECT_EQ(s2.trace(), s.trace());
+  ASSERT_EQ(again.notes.size(), 1u);
+  EXPECT_NE(again.notes[0].find("does not replay (illegal schedule step split(C"), std::string::npos) << again.notes[0];
 }
 
 // The last 4 x 2 trials re-measure the 4 cheapest schedules; the result's
