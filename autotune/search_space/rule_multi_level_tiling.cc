@@ -112,20 +112,43 @@ static std::vector<int64_t> sample_nondiv(const TileSpec &t, std::mt19937_64 &rn
   return std::vector<int64_t>(lv.begin() + 1, lv.end());
 }
 
+// Register rows r on this axis: not the vector or channel axis, r does not divide the extent.
+static bool takes_register_rows(const TileSpec &t, int64_t r) {
+  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && t.extent >= 4 * r;
+}
+
+// Outer tiles of l over the extent run fewer than r rows past it each (each S1 step rounds up).
+static bool few_rows_wasted(const TileSpec &t, const std::vector<int64_t> &l) {
+  const int64_t tile = product(l), tiles = (t.extent + tile - 1) / tile;
+  return tiles * tile - t.extent < tiles * l.back();
+}
+
 std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng) {
   const int64_t E = t.extent;
   if (t.vec_axis || t.channel_vector || t.levels != 4) return {};
   const int64_t r = pick(std::vector<int64_t>(std::begin(kRegisterRows), std::end(kRegisterRows)), rng);
-  if (E % r == 0 || E < 4 * r) return {};  // divisible: the divisor path draws it
+  if (!takes_register_rows(t, r)) return {};  // a divisor: the divisor path draws it
   for (int attempt = 0; attempt < 16; attempt++) {
     std::vector<int64_t> lv(3, 1);  // tiles, S1, S2 span in elements: their product is E
     for (auto p : prime_factors(E)) lv[std::uniform_int_distribution<int>(0, 2)(rng)] *= p;
     if (lv[0] < 2 || lv[2] < r) continue;  // one tile would exceed E; a span below one block
     std::vector<int64_t> l = {lv[1], (lv[2] + r - 1) / r, r};
-    const int64_t tile = product(l), tiles = (E + tile - 1) / tile;
-    if (valid_tile(t, l) && tiles * tile - E < tiles * r) return l;  // each S1 step rounds up: keep few
+    if (valid_tile(t, l) && few_rows_wasted(t, l)) return l;
   }
   return {};
+}
+
+bool set_register_rows(const TileSpec &t, std::vector<int64_t> &l, int64_t r) {
+  if (!takes_register_rows(t, r) || l.size() != 3 || l[2] == r) return false;
+  const int64_t span = l[1] * l[2];
+  for (int64_t s2 : {(span + r - 1) / r, span / r}) {  // the span rounded up, then down
+    std::vector<int64_t> nl = {l[0], std::max<int64_t>(1, s2), r};
+    if (valid_tile(t, nl) && few_rows_wasted(t, nl)) {
+      l = nl;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng) {

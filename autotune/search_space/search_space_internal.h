@@ -172,6 +172,8 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
 constexpr int64_t kRegisterRows[3] = {3, 6, 12};
 /** How often sample_tile tries sample_register_rows first. */
 constexpr double kRegisterRowsProbability = 0.25;
+/** How often SearchSpace::mutate first tries to fill the registers with kRegisterRows rows. */
+constexpr double kFillRowsProbability = 0.125;
 /**
  * Levels {S1, S2, S3} of a spatial axis (not the vector or channel axis) with
  * S3 a kRegisterRows height r that does not divide the extent: the extent's
@@ -183,6 +185,13 @@ constexpr double kRegisterRowsProbability = 0.25;
  * covers it) or no draw fits.
  */
 std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng);
+/**
+ * Gives the register block r rows (S3 = r, a kRegisterRows height) on a
+ * spatial axis that sample_register_rows may draw, keeping S1 and, as near as
+ * it can, the S2 x S3 span; kept under the same waste rule as
+ * sample_register_rows. False (l unchanged) when S3 is r already or nothing fits.
+ */
+bool set_register_rows(const TileSpec &t, std::vector<int64_t> &l, int64_t r);
 /** Moves a factor between two levels; false when nothing legal was found. */
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);

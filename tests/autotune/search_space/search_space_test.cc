@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "autotune/search_space/search_space.h"
@@ -475,6 +476,44 @@ TEST(SearchSpace, MutationReshapesRegisterBlock) {
   }
   // A quarter of mutations try a reshape; about half of those move j's factor to i.
   EXPECT_GT(reshaped, 20);
+}
+
+// A mutation fills the accumulator registers: a 4x64 block of GEMM 1024
+// becomes 6x64 (24 vectors) with i's S1 and, rounded up, its S2 x S3 span
+// kept, and the outer tiles waste fewer than 6 rows each. Such children are
+// correct kernels (checked on GEMM 64x64x32).
+TEST(SearchSpace, MutationFillsTheRegisters) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::mt19937_64 rng(9);
+  Candidate c = sp.sample(rng);
+  for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"i", {2, 8, 4}}, {"j", {1, 2, 64}}})
+    for (int k = 1; k <= 3; k++) c.params["C.tile." + axis + "." + std::to_string(k)] = l[k - 1];
+  int filled = 0;
+  for (int n = 0; n < 400; n++) {
+    Candidate m = sp.mutate(c, rng);
+    if (m.params.at("C.tile.i.3") != 6) continue;
+    filled++;
+    EXPECT_EQ(m.params.at("C.tile.i.1"), 2) << m.key();
+    EXPECT_EQ(m.params.at("C.tile.i.2"), 6) << "ceil(32 / 6) blocks keep the 32-row span: " << m.key();
+    EXPECT_EQ(sp.register_block(m), SearchSpace::kMaxRegisterBlock) << m.key();
+    int64_t tile = 2 * 6 * 6, tiles = (1024 + tile - 1) / tile;
+    EXPECT_LT(tiles * tile - 1024, tiles * 6) << m.key();
+  }
+  EXPECT_GT(filled, 20) << "one mutation in eight fills the registers";
+
+  Checker ch(make_task("gemm_64x64x32", gemm(64, 64, 32)));
+  std::mt19937_64 rng2(3);
+  int checked = 0;
+  for (int i = 0; i < 400 && checked < 4; i++) {
+    Candidate parent = ch.space.sample(rng2);
+    if (parent.params.at("C.tile.i.3") % 3 == 0) continue;
+    Candidate m = ch.space.mutate(parent, rng2);
+    if (m.params.at("C.tile.i.3") % 3 != 0) continue;
+    ch.check(m, "filled register rows");
+    if (::testing::Test::HasFailure()) return;
+    checked++;
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 // The family of a candidate is its sketch, register block shape and
