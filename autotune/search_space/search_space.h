@@ -66,7 +66,9 @@ class SearchSpace {
    * Changes one or a few parameters (tile size, unroll, parallel granularity,
    * compute location), or reshapes a register block: a prime factor moves
    * from one spatial axis' innermost tile level to another's, the block's size
-   * and each axis' S2 x S3 tile kept (4x64 -> 8x32).
+   * and each axis' S2 x S3 tile kept (4x64 -> 8x32), or fills the registers:
+   * 3, 6 or 12 rows, as many as fit kMaxRegisterBlock (4x64 -> 6x64, 8x32 ->
+   * 12x32), the S2 x S3 span kept as near as the waste rule allows.
    */
   Candidate mutate(const Candidate &c, std::mt19937_64 &rng) const;
   /** Mixes parameters of two candidates of the same sketch (else returns a copy of a, also when the mix's register block is too big). */
