@@ -10,12 +10,11 @@ using nlohmann::json;
 
 namespace {
 
-// The names Schedule gives the tensors of the DAG, in post order (the
-// workload key's tensor numbering). Placeholders keep their own names.
-std::vector<std::string> tensor_names(const std::vector<Tensor> &outputs) {
-  Schedule s(outputs);
+// The names s gives the tensors of its DAG, in post order (the workload
+// key's tensor numbering). Placeholders keep their own names.
+std::vector<std::string> tensor_names(const Schedule &s) {
   std::vector<std::string> names;
-  for (const auto &t : post_order(outputs)) names.push_back(t.is_placeholder() ? t.name() : s.stage_of(t));
+  for (const auto &t : post_order(s.outputs())) names.push_back(t.is_placeholder() ? t.name() : s.stage_of(t));
   return names;
 }
 
@@ -60,7 +59,7 @@ Step rename_stages(Step st, F rename) {
 }  // namespace
 
 std::string trace_to_json(const Schedule &s) {
-  std::vector<std::string> tensors = tensor_names(s.outputs());
+  std::vector<std::string> tensors = tensor_names(s);
   json steps = json::array();
   for (const auto &raw : s.trace()) {
     Step st = rename_stages(raw, [&](const std::string &n) { return to_canonical(n, tensors); });
@@ -80,7 +79,7 @@ std::vector<Step> trace_from_json(const std::string &text, const std::vector<Ten
     throw ParseError("schedule trace must be an object with a \"steps\" array");
   int version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 1;
   if (version < 1 || version > 2) throw ParseError("schedule trace version " + std::to_string(version) + " is not known (1 or 2)");
-  std::vector<std::string> tensors = version == 2 ? tensor_names(outputs) : std::vector<std::string>{};
+  std::vector<std::string> tensors = version == 2 ? tensor_names(Schedule(outputs)) : std::vector<std::string>{};
   std::vector<Step> out;
   int i = 0;
   for (const auto &js : j["steps"]) {
