@@ -1,5 +1,7 @@
-// tetune run-op: build one operator with a schedule trace, run it on random
-// inputs, check it against the reference and print its median time.
+// tetune run-op: build one operator with one or more schedule traces, run
+// them on random inputs, check each against the reference and print their
+// median times (several schedules: side by side in interleaved rounds).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,8 +19,9 @@ namespace cli {
 
 namespace {
 struct RunOpArgs {
-  std::string op, shape, schedule_path, asm_path;
-  int threads = 1, repeat = 20;
+  std::string op, shape, asm_path;
+  std::vector<std::string> schedule_paths;
+  int threads = 1, repeat = 20, rounds = 1;
   uint64_t seed = 1;
   bool print_loops = false;
 };
@@ -31,40 +34,84 @@ std::string read_file(const std::string &path) {
   return ss.str();
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One schedule of the comparison: its label (the file, or "unscheduled"), kernel and outputs.
+struct Candidate {
+  std::string label;
+  Schedule schedule;
+  Kernel kernel;
+  std::vector<NDArray> outs;
+  std::vector<double> round_ms;  // the median of each round
+};
+
 void run_op(const RunOpArgs &a) {
+  if (a.rounds < 1) throw Error("run-op: --rounds must be at least 1, got " + std::to_string(a.rounds));
   set_num_threads(a.threads);
   ops::OpWorkload w = ops::build_op(a.op, ops::parse_int_list(a.shape));
-  Schedule s = a.schedule_path.empty() ? Schedule(w.outputs) : replay(w.outputs, trace_from_json(read_file(a.schedule_path), w.outputs));
+  std::vector<std::string> paths = a.schedule_paths;
+  if (paths.empty()) paths.push_back("");
+  std::vector<Candidate> cands;
+  for (const auto &path : paths) {
+    Schedule s = path.empty() ? Schedule(w.outputs) : replay(w.outputs, trace_from_json(read_file(path), w.outputs));
+    auto t0 = std::chrono::steady_clock::now();
+    Kernel k = Kernel::build(s);
+    double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::string label = path.empty() ? "unscheduled" : path;
+    std::printf("%s: built in %.0f ms\n", label.c_str(), build_ms);
+    cands.push_back(Candidate{label, std::move(s), std::move(k), {}, {}});
+  }
+  const Schedule &s0 = cands[0].schedule;
   std::vector<NDArray> inputs;
-  for (size_t i = 0; i < s.inputs().size(); i++)
-    inputs.push_back(NDArray::random(s.inputs()[i].shape(), s.inputs()[i].dtype(), a.seed + i));
-  auto t0 = std::chrono::steady_clock::now();
-  Kernel k = Kernel::build(s);
-  double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("built in %.0f ms\n", build_ms);
-  std::vector<NDArray> outs = k.run(inputs);
+  for (size_t i = 0; i < s0.inputs().size(); i++)
+    inputs.push_back(NDArray::random(s0.inputs()[i].shape(), s0.inputs()[i].dtype(), a.seed + i));
   // Reference: the plain interpreter for small ops; the unscheduled kernel (checked against the
   // interpreter by the test suite) where interpreting would take minutes.
   double flops = flop_count(w.outputs);
   std::vector<NDArray> ref;
   const char *ref_name = flops < 5e7 ? "interpreter" : "unscheduled kernel";
-  if (flops < 5e7) ref = interpret(w.outputs, s.inputs(), inputs);
+  if (flops < 5e7) ref = interpret(w.outputs, s0.inputs(), inputs);
   else ref = Kernel::build(Schedule(w.outputs)).run(inputs);
-  bool ok = true;
-  for (size_t i = 0; i < outs.size(); i++) {
-    auto [rtol, atol] = default_tolerance(outs[i].dtype());
-    std::string where;
-    bool close = all_close(outs[i], ref[i], rtol, atol * 10, &where);
-    std::printf("output %s %s[%s]: max |diff| vs %s = %.3g %s\n", w.outputs[i].name().c_str(), outs[i].dtype().str().c_str(),
-                shape_str(outs[i].shape()).c_str(), ref_name, max_abs_diff(outs[i], ref[i]), close ? "OK" : ("MISMATCH " + where).c_str());
-    ok &= close;
+  std::vector<std::string> wrong;
+  for (auto &c : cands) {
+    c.outs = c.kernel.run(inputs);
+    for (size_t i = 0; i < c.outs.size(); i++) {
+      auto [rtol, atol] = default_tolerance(c.outs[i].dtype());
+      std::string where;
+      bool close = all_close(c.outs[i], ref[i], rtol, atol * 10, &where);
+      std::printf("%s: output %s %s[%s]: max |diff| vs %s = %.3g %s\n", c.label.c_str(), w.outputs[i].name().c_str(),
+                  c.outs[i].dtype().str().c_str(), shape_str(c.outs[i].shape()).c_str(), ref_name,
+                  max_abs_diff(c.outs[i], ref[i]), close ? "OK" : ("MISMATCH " + where).c_str());
+      if (!close) wrong.push_back(c.label);
+    }
   }
-  double ms = k.median_ms(inputs, outs, 2, a.repeat);
-  std::printf("%s %s threads=%d: median %.4f ms over %d runs, %.2f GFLOP/s\n", a.op.c_str(), a.shape.c_str(), a.threads, ms,
-              a.repeat, flops / (ms * 1e6));
-  if (a.print_loops) std::printf("%s", k.loop_nest().str().c_str());
-  if (!a.asm_path.empty()) compile_assembly(s, a.asm_path, a.op);
-  if (!ok) throw RuntimeError("op '" + a.op + "' does not match the reference");
+  // Rounds interleave the schedules (reversed every other round), so that a
+  // slow minute of a noisy machine falls on all of them alike.
+  for (int r = 0; r < a.rounds; r++)
+    for (size_t j = 0; j < cands.size(); j++) {
+      Candidate &c = cands[r % 2 ? cands.size() - 1 - j : j];
+      c.round_ms.push_back(c.kernel.median_ms(inputs, c.outs, 2, a.repeat));
+    }
+  const double first_ms = median_of(cands[0].round_ms);
+  for (const auto &c : cands) {
+    double ms = median_of(c.round_ms);
+    std::printf("%s %s threads=%d: median %.4f ms over %d runs", a.op.c_str(), a.shape.c_str(), a.threads, ms, a.repeat);
+    if (a.rounds > 1) {
+      auto [lo, hi] = std::minmax_element(c.round_ms.begin(), c.round_ms.end());
+      std::printf(" x %d rounds (%.4f..%.4f)", a.rounds, *lo, *hi);
+    }
+    std::printf(", %.2f GFLOP/s", flops / (ms * 1e6));
+    if (cands.size() > 1) std::printf(", %.3fx the first's speed  [%s]", first_ms / ms, c.label.c_str());
+    std::printf("\n");
+  }
+  if (a.print_loops)
+    for (const auto &c : cands) std::printf("%s:\n%s", c.label.c_str(), c.kernel.loop_nest().str().c_str());
+  if (!a.asm_path.empty()) compile_assembly(s0, a.asm_path, a.op);
+  if (!wrong.empty()) throw RuntimeError("op '" + a.op + "': schedule " + wrong[0] + " does not match the reference");
 }
 }  // namespace
 
@@ -73,11 +120,13 @@ void add_run_op_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("run-op", "Build an operator with a schedule, check it against the reference, time it");
   cmd->add_option("--op", args->op, "operator name (see `tetune ops`)")->required();
   cmd->add_option("--shape", args->shape, "comma-separated integers, e.g. 1024,1024,1024")->required();
-  cmd->add_option("--schedule", args->schedule_path, "schedule trace JSON (default: unscheduled)");
+  cmd->add_option("--schedule", args->schedule_paths,
+                  "schedule trace JSON (default: unscheduled); give it more than once to compare schedules side by side");
   cmd->add_option("--threads", args->threads, "worker threads");
-  cmd->add_option("--repeat", args->repeat, "timed runs (median reported)");
+  cmd->add_option("--repeat", args->repeat, "timed runs per round (median reported)");
+  cmd->add_option("--rounds", args->rounds, "rounds that interleave the schedules; the median over rounds is reported");
   cmd->add_option("--seed", args->seed, "random input seed");
-  cmd->add_option("--emit-asm", args->asm_path, "also write the kernel's assembly (host target) to this file");
+  cmd->add_option("--emit-asm", args->asm_path, "also write the (first) kernel's assembly (host target) to this file");
   cmd->add_flag("--print-loops", args->print_loops, "print the lowered loop nest");
   cmd->callback([args] { run_op(*args); });
 }
