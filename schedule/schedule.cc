@@ -437,9 +437,9 @@ void Schedule::apply_pack_layout(const Step &s) {
   if (it == st.spatial_axes.end()) fail(s, "stage '" + st.name + "' has no root axis '" + axis + "'");
   size_t d = static_cast<size_t>(it - st.spatial_axes.begin());
   int64_t f = s.ints[0], extent = st.shape[d];
-  if (f <= 1 || f >= extent || extent % f != 0)
+  if (f <= 1 || f > extent || extent % f != 0)
     fail(s, "factor " + std::to_string(f) + " must divide the extent " + std::to_string(extent) + " of axis '" + axis +
-                "' and lie strictly between 1 and it");
+                "' and be at least 2");
   std::vector<std::string> axes = {axis + "_o"};
   Shape shape = {extent / f};
   for (size_t k = 0; k < st.spatial_axes.size(); k++)

@@ -177,9 +177,10 @@ class Schedule {
   std::string cache_read(const std::string &tensor, const std::vector<std::string> &readers);
   /**
    * Changes the storage layout of a cache_read stage: root axis `axis` (extent
-   * E, a multiple of `factor`, 1 < factor < E) is stored as two axes,
+   * E, a multiple of `factor`, 1 < factor <= E) is stored as two axes,
    * `axis`_o (E / factor) outermost and `axis`_i (factor) innermost, with the
-   * other axes between them in their order. Readers still index the copy as
+   * other axes between them in their order (factor = E: the axis moved
+   * innermost, a transpose). Readers still index the copy as
    * the source tensor; codegen maps x to (x / factor, x % factor). This is
    * the panel packing of GEMM's B (Goto and van de Geijn, "Anatomy of
    * High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, section
@@ -189,7 +190,7 @@ class Schedule {
    * weights and TVM's transform_layout. Must precede other steps on the
    * stage; raises ScheduleError otherwise, or when `stage` is not a
    * cache_read stage, is already packed, copies an rfactor ".rf" stage, or
-   * the factor does not divide the extent. Returns {axis_o, axis_i}.
+   * the factor is below 2 or does not divide the extent. Returns {axis_o, axis_i}.
    */
   std::pair<std::string, std::string> pack_layout(const std::string &stage, const std::string &axis, int64_t factor);
   /**

@@ -26,13 +26,16 @@
 // Channel vectorization (param "<stage>.vec_channel", when analysis.cc's
 // channel_vector_input() finds a conv weight and the stage is an accumulator
 // or a fused producer, whose storage may change): 1 = the vector is the
-// innermost level of the output-channel axis (16 lanes) instead of the last
-// axis, whose innermost level becomes an unrolled register block; the
-// accumulator is stored channel-innermost (reorder_storage) and the weight is
-// packed at root in panels of 16 channels (pack_layout). This is the
-// register block of direct convolution on CPUs with NCHW[x]c layouts (Georganas
-// et al., "Anatomy of High-Performance Deep Learning Convolutions on SIMD
-// Architectures", SC 2018, section 3): one weight vector, broadcast inputs.
+// innermost level of the output-channel axis (1, 2 or 4 AVX-512 vectors of
+// 16 lanes, channel_vectors) instead of the last axis, whose innermost level
+// becomes an unrolled register block; the accumulator is stored
+// channel-innermost (reorder_storage) and the weight is packed at root in
+// panels as wide as that level (pack_layout). This is the register block of
+// direct convolution on CPUs with NCHW[x]c layouts (Georganas et al.,
+// "Anatomy of High-Performance Deep Learning Convolutions on SIMD
+// Architectures", SC 2018, section 3): weight vectors, broadcast inputs.
+// Two vectors halve the broadcasts per FMA (16 x 2 x 8 block: 17 loads per
+// 16 FMAs; 32 x 1 x 8: 10).
 // With it, the ".cache_read" choice is ignored (the weight is the packed input).
 #include <algorithm>
 #include <functional>
@@ -287,7 +290,7 @@ AxisTiles read_tiles(const Inst &in, const StageInfo &st) {
 }
 
 std::vector<int64_t> channel_vector_levels(std::vector<int64_t> l, int64_t extent) {
-  l[2] = kMaxVector;
+  l[2] = kMaxVector * channel_vectors(l[2], extent);
   if (l[0] * l[1] * l[2] > extent) l[1] = std::max<int64_t>(1, extent / (l[0] * l[2]));
   if (l[0] * l[1] * l[2] > extent) l[0] = 1, l[1] = extent / l[2];
   return l;
@@ -512,14 +515,16 @@ std::string tile_outer(Inst &in, const std::string &O, const std::vector<std::st
 }
 
 // Channel vectorization of the inner stage I (see the top of this file): I
-// stored channel-innermost, the weight packed at root in vector-wide panels.
-static void pack_channel_weight(Inst &in, const std::string &I, const StageInfo &st, const ChannelVector &cv) {
+// stored channel-innermost, the weight packed at root in panels as wide as
+// the register block's channels (`panel`: 1, 2 or 4 vectors).
+static void pack_channel_weight(Inst &in, const std::string &I, const StageInfo &st, const ChannelVector &cv,
+                                int64_t panel) {
   std::vector<std::string> storage;
   for (size_t i = 0; i < st.spatial_axes.size(); i++)
     if (static_cast<int>(i) != cv.axis) storage.push_back(st.spatial_axes[i]);
   storage.push_back(st.spatial_axes[cv.axis]);
   in.sch.reorder_storage(I, storage);
-  pack_at_root(in, I, st, cv.input, cv.input_dim, kMaxVector);
+  pack_at_root(in, I, st, cv.input, cv.input_dim, panel);
 }
 
 void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisTiles &t, int L, int64_t max_unroll) {
@@ -558,7 +563,7 @@ void tile_inner(Inst &in, const std::string &I, const StageInfo &st, const AxisT
     if (!x.empty() && x != vec) r1n.push_back(x);
   unroll_inner(in.sch, I, r1n, max_unroll);
   if (cv.found()) {
-    pack_channel_weight(in, I, st, cv);
+    pack_channel_weight(in, I, st, cv, t.sp.at(cv.axis)[2]);
   } else {
     if (in.param(st.name + ".cache_read", 0) == 1) pack_input(in, I, st, t, first(r0));
     pack_input_choice_at_root(in, I, st, t);

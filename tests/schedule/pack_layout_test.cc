@@ -72,6 +72,18 @@ TEST(PackLayout, ConvWeightsPackedByOutputChannel) {
   expect_correct(r, c);
 }
 
+// A panel as wide as the axis moves it innermost: the whole weight
+// transposed to [I, H, W, O] (the layout of a 4-vector channel block).
+TEST(PackLayout, OnePanelAsWideAsTheAxisTransposes) {
+  RefCase c = testing::conv_case(1, 4, 6, 6, 8);  // W is [8, 4, 3, 3]
+  Schedule s({c.output});
+  std::string W = s.cache_read("W", {"conv"});
+  auto [o, i] = s.pack_layout(W, "ax0", 8);
+  EXPECT_EQ(s.stage(W).shape, (Shape{1, 4, 3, 3, 8}));
+  s.vectorize(W, i);
+  expect_correct(s, c);
+}
+
 TEST(PackLayout, IllegalUsesAreRejectedAndLeaveTheScheduleUsable) {
   RefCase c = testing::gemm_case(8, 12, 6);
   Schedule s({c.output});
@@ -80,7 +92,8 @@ TEST(PackLayout, IllegalUsesAreRejectedAndLeaveTheScheduleUsable) {
   std::string e = error_of([&] { s.pack_layout(B, "ax1", 5); });
   EXPECT_NE(e.find("pack_layout(" + B + ", ax1, 5)"), std::string::npos) << e;
   EXPECT_NE(e.find("divide the extent 12"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { s.pack_layout(B, "ax1", 12); }).find("strictly between"), std::string::npos);
+  EXPECT_NE(error_of([&] { s.pack_layout(B, "ax1", 24); }).find("divide the extent 12"), std::string::npos);
+  EXPECT_NE(error_of([&] { s.pack_layout(B, "ax1", 1); }).find("at least 2"), std::string::npos);
   EXPECT_NE(error_of([&] { s.pack_layout(B, "zz", 2); }).find("no root axis 'zz'"), std::string::npos);
   s.split(B, "ax0", 2);
   EXPECT_NE(error_of([&] { s.pack_layout(B, "ax1", 4); }).find("before other steps"), std::string::npos);

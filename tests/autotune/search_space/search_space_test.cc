@@ -275,34 +275,40 @@ TEST(SearchSpace, GemmCacheReadLegal) {
 }
 
 // Channel vectorization of conv accumulators (".vec_channel" = 1): every such
-// candidate vectorizes the output channels, stores its accumulator channel-
-// innermost and reads the weight packed in 16-channel panels; all legal.
+// candidate vectorizes the output channels (16 or 32 of 32, as its drawn
+// innermost channel length says), stores its accumulator channel-innermost
+// and reads the weight packed in panels of as many channels; all legal.
 TEST(SearchSpace, ConvChannelVectorLegal) {
   for (int batch : {1, 2}) {
     Checker ch(make_task("conv_vc", conv_bias_relu(batch, 8, 10, 12, 32, 3, 1, 1)));
     std::mt19937_64 rng(77 + batch);
-    int channel = 0;
+    int channel = 0, two_vectors = 0;
     for (int i = 0; i < 24; i++) {
       Candidate c = ch.space.sample(rng);
       auto it = c.params.find("conv.vec_channel");
       if (it == c.params.end()) continue;  // a sketch whose conv is neither accumulator nor fused producer
       it->second = 1;
+      // Every other candidate asks for two vectors (of 32 channels: all of them).
+      if (i % 2) c.params["conv.tile.k.1"] = c.params["conv.tile.k.2"] = 1, c.params["conv.tile.k.3"] = 2;
+      const int64_t lanes = c.params["conv.tile.k.3"] == 2 ? 32 : 16;
+      two_vectors += lanes == 32;
       Schedule s = ch.space.schedule(c);
       ASSERT_TRUE(s.has_stage("weight.cache")) << c.key();
-      EXPECT_EQ(s.stage("weight.cache").pack.factor, 16);
+      EXPECT_EQ(s.stage("weight.cache").pack.factor, lanes);
       std::string acc = s.has_stage("conv.local") ? "conv.local" : "conv";
       EXPECT_EQ(s.stage(acc).storage_order, (std::vector<std::string>{"n", "oh", "ow", "k"}));
       const StageInfo &st = s.stage(acc);
       bool channel_vector = false;
       for (const auto &[leaf, roots] : leaf_root_axes(st))
         if (st.leaf_index(leaf) >= 0 && st.leaves[st.leaf_index(leaf)].annotation == "vectorize")
-          channel_vector = roots == std::vector<std::string>{"k"} && st.leaves[st.leaf_index(leaf)].extent == 16;
+          channel_vector = roots == std::vector<std::string>{"k"} && st.leaves[st.leaf_index(leaf)].extent == lanes;
       EXPECT_TRUE(channel_vector) << trace_to_json(s);
       channel++;
       ch.check(c, "vec_channel");
       if (::testing::Test::HasFailure()) return;
     }
     EXPECT_GT(channel, 12);
+    EXPECT_GT(two_vectors, 5);
   }
   // 24 output channels (not two whole vectors): no such choice.
   SearchSpace sp(make_task("conv_24", conv_bias_relu(1, 8, 10, 12, 24, 3, 1, 1)));
@@ -534,9 +540,10 @@ TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
   EXPECT_NE(sp.family(c).find("C.at_level="), std::string::npos) << sp.family(c);
 }
 
-// With channel vectorization the channel axis holds 16 lanes whatever its
-// tile parameter: the register block bound and the family count those.
-TEST(SearchSpace, ChannelVectorBlockCountsSixteenLanes) {
+// With channel vectorization the channel axis holds 16, 32 or 64 lanes
+// (channel_vectors of its tile parameter): the register block bound and the
+// family count those.
+TEST(SearchSpace, ChannelVectorBlockCountsWholeVectors) {
   SearchSpace sp(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
   std::mt19937_64 rng(11);
   int channel = 0;
@@ -546,10 +553,15 @@ TEST(SearchSpace, ChannelVectorBlockCountsSixteenLanes) {
     auto vc = c.params.find("conv.vec_channel");
     if (vc == c.params.end() || vc->second != 1) continue;
     channel++;
-    Candidate narrow = c;
-    narrow.params["conv.tile.k.3"] = 2;  // ignored under channel vectorization
-    EXPECT_EQ(sp.register_block(narrow), sp.register_block(c)) << c.key();
-    EXPECT_EQ(sp.family(narrow), sp.family(c)) << c.key();
+    Candidate one = c, other_one = c, two = c;
+    for (Candidate *x : {&one, &other_one, &two}) x->params["conv.tile.k.1"] = x->params["conv.tile.k.2"] = 1;
+    one.params["conv.tile.k.3"] = 1;
+    other_one.params["conv.tile.k.3"] = 8;  // not a vector count: one vector
+    two.params["conv.tile.k.3"] = 2;
+    EXPECT_EQ(sp.register_block(other_one), sp.register_block(one)) << c.key();
+    EXPECT_EQ(sp.family(other_one), sp.family(one)) << c.key();
+    EXPECT_EQ(sp.register_block(two), 2 * sp.register_block(one)) << c.key();
+    EXPECT_NE(sp.family(two), sp.family(one)) << c.key();
     EXPECT_EQ(sp.register_block(c) % 16, 0) << c.key();
   }
   EXPECT_GT(channel, 50);
