@@ -148,6 +148,15 @@ bool reshape_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
   return false;
 }
 
+// The innermost (S3) length of spatial tile t as instantiated: a
+// channel-vectorized axis holds channel_vector_levels (16, 32 or 64 lanes).
+int64_t innermost_length(const Candidate &c, const TileSpec &t) {
+  std::vector<int64_t> l = get_tile(c, t);
+  auto vc = c.params.find(vec_channel_param(t.stage));
+  if (t.channel_vector && vc != c.params.end() && vc->second == 1) l = channel_vector_levels(l, t.extent);
+  return std::max<int64_t>(1, l.back());
+}
+
 // Gives one register block of c as many rows (a kRegisterRows height) as fill
 // kMaxRegisterBlock with the block's other spatial S3 lengths (64 columns: 6
 // rows; 32: 12), keeping the tile's S1 and S2 x S3 span (set_register_rows).
@@ -155,9 +164,9 @@ bool fill_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
   std::vector<std::pair<size_t, int64_t>> options;  // (tile, rows)
   for (size_t a = 0; a < s.tiles.size(); a++) {
     if (s.tiles[a].levels != 4 || s.tiles[a].vec_axis || s.tiles[a].channel_vector) continue;
-    int64_t others = 1;  // the block's other S3 lengths
+    int64_t others = 1;  // the block's other S3 lengths, as instantiated
     for (size_t b = 0; b < s.tiles.size(); b++)
-      if (b != a && s.tiles[b].levels == 4 && s.tiles[b].stage == s.tiles[a].stage) others *= get_tile(c, s.tiles[b]).back();
+      if (b != a && s.tiles[b].levels == 4 && s.tiles[b].stage == s.tiles[a].stage) others *= innermost_length(c, s.tiles[b]);
     int64_t rows = 0;
     for (int64_t r : kRegisterRows)
       if (r * others <= SearchSpace::kMaxRegisterBlock) rows = r;
@@ -190,17 +199,11 @@ std::string SearchSpace::sketch_description(int i) const {
   return impl_->sketches[i].description;
 }
 
-// (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels),
-// as instantiated (a channel-vectorized axis has channel_vector_levels).
+// (stage, innermost S3 length) of every spatial tile of c's sketch (reduce axes have 2 levels).
 static std::vector<std::pair<std::string, int64_t>> innermost_spatial(const Sketch &s, const Candidate &c) {
   std::vector<std::pair<std::string, int64_t>> out;
-  for (const auto &t : s.tiles) {
-    if (t.levels != 4) continue;
-    std::vector<int64_t> l = get_tile(c, t);
-    auto vc = c.params.find(vec_channel_param(t.stage));
-    if (t.channel_vector && vc != c.params.end() && vc->second == 1) l = channel_vector_levels(l, t.extent);
-    out.emplace_back(t.stage, std::max<int64_t>(1, l.back()));
-  }
+  for (const auto &t : s.tiles)
+    if (t.levels == 4) out.emplace_back(t.stage, innermost_length(c, t));
   return out;
 }
 
@@ -258,7 +261,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   // One mutation in four reshapes a register block, when the sketch has one of two or more axes.
   if (std::bernoulli_distribution(0.25)(rng)) {
     Candidate next = out;
-    // (A channel-vectorized axis keeps its 16 lanes, so a reshape can still grow the block.)
+    // (A channel-vectorized axis holds whole vectors, so a reshape can still grow the block.)
     if (reshape_some_block(s, next, rng) && keeps_block_bound(*this, next, out)) return next;
   }
   // One in eight fills the accumulator registers: from the power-of-two blocks
@@ -292,7 +295,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
         if (v != cur) others.push_back(v);
       Candidate next = out;
       next.params[ch.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
-      if (!keeps_block_bound(*this, next, out)) continue;  // channel vectorization widens the block to 16 channels
+      if (!keeps_block_bound(*this, next, out)) continue;  // channel vectorization widens the block to whole vectors
       return next;
     }
   }

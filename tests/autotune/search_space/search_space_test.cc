@@ -522,6 +522,31 @@ TEST(SearchSpace, MutationFillsTheRegisters) {
   EXPECT_EQ(checked, 4);
 }
 
+// On a channel-vectorized conv block the fill counts the channel axis as the
+// lanes it holds (32 x 4 columns: 3 rows, not the 12 that its drawn length 2
+// would allow), so the filled block stays within the bound.
+TEST(SearchSpace, MutationFillsAChannelVectorBlock) {
+  SearchSpace sp(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  std::mt19937_64 rng(4);
+  Candidate c = sp.sample(rng);
+  for (int t = 0; t < 200 && !c.params.count("conv.vec_channel"); t++) c = sp.sample(rng);
+  ASSERT_TRUE(c.params.count("conv.vec_channel")) << "no sketch with a channel-vectorizable conv";
+  c.params["conv.vec_channel"] = 1;
+  for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"k", {1, 1, 2}}, {"oh", {1, 4, 2}}, {"ow", {1, 7, 4}}})
+    for (int k = 1; k <= 3; k++) c.params["conv.tile." + axis + "." + std::to_string(k)] = l[k - 1];
+  ASSERT_EQ(sp.register_block(c), 32 * 2 * 4);
+  int filled = 0;
+  for (int n = 0; n < 400; n++) {
+    Candidate m = sp.mutate(c, rng);
+    if (m.params.at("conv.tile.oh.3") % 3 != 0) continue;
+    filled++;
+    EXPECT_EQ(m.params.at("conv.tile.oh.3"), 3) << m.key();
+    EXPECT_EQ(m.params.at("conv.tile.oh.2"), 3) << "ceil(8 / 3) blocks keep the 8-row span: " << m.key();
+    EXPECT_EQ(sp.register_block(m), SearchSpace::kMaxRegisterBlock) << m.key();
+  }
+  EXPECT_GT(filled, 15);
+}
+
 // The family of a candidate is its sketch, register block shape and
 // accumulator level; outer tile sizes and annotations do not change it.
 TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
