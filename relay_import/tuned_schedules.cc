@@ -35,15 +35,14 @@ class Lookup {
     std::lock_guard<std::mutex> lk(mu_);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    tuning_log::BestResult b = log_.best_with_fallback(key, target_);
+    tuning_log::BestResult b = log_.best_with_fallback(key, target_, kReplayTries);
     Entry e;
     e.note = b.note;
     if (b.record) {
       e.found = true;
       e.exact = b.exact_target;
       e.used_target = b.used_target_key;
-      e.records = log_.best(key, b.used_target_key, kReplayTries);
-      if (e.records.empty() || e.records.front().id != b.record->id) e.records.insert(e.records.begin(), *b.record);
+      e.records = std::move(b.records);
     }
     return cache_.emplace(key, std::move(e)).first->second;
   }

@@ -316,12 +316,14 @@ std::vector<TargetInfo> TuningLog::targets() const {
 }
 
 BestResult TuningLog::best_with_fallback(const std::string &wk,
-                                         const TargetInfo &want) const {
+                                         const TargetInfo &want, int k) const {
   BestResult res;
   const std::string want_key = want.key();
-  auto exact = best(wk, want_key, 1);
+  k = std::max(1, k);
+  auto exact = best(wk, want_key, k);
   if (!exact.empty()) {
     res.record = exact.front();
+    res.records = std::move(exact);
     res.exact_target = true;
     res.used_target_key = want_key;
     res.note = "exact target match";
@@ -382,13 +384,14 @@ BestResult TuningLog::best_with_fallback(const std::string &wk,
         return std::tie(a.distance, a.median, a.key) <
                std::tie(b.distance, b.median, b.key);
       });
-  auto rec = best(wk, nearest->key, 1);
+  auto rec = best(wk, nearest->key, k);
   if (rec.empty()) {  // cannot happen unless rows vanished; be explicit anyway
     res.note = why_not_exact + "; nearest target '" + nearest->key +
                "' has no successful record";
     return res;
   }
   res.record = rec.front();
+  res.records = std::move(rec);
   res.exact_target = false;
   res.used_target_key = nearest->key;
   std::ostringstream note;

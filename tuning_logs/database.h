@@ -26,6 +26,8 @@ namespace tetune::tuning_log {
 /** Result of TuningLog::best_with_fallback(). */
 struct BestResult {
   std::optional<MeasureRecord> record;  ///< empty when nothing usable exists
+  /// the k best records of the used target (best() ranking), record first; empty with record
+  std::vector<MeasureRecord> records;
   bool exact_target = false;   ///< record was measured on the requested target
   std::string used_target_key; ///< target the record comes from ("" if none)
   std::string note;            ///< always says what was done and why
@@ -120,9 +122,11 @@ class TuningLog {
    * the best record of the nearest compatible stored target (by
    * compatibility_distance(); ties: lower median) with exact_target=false.
    * The note always explains the choice (never a silent fallback).
+   * `records` holds the k best of the target used (k >= 1), for callers
+   * that try the next-best when a record's trace does not replay.
    */
   BestResult best_with_fallback(const std::string &workload_key,
-                                const TargetInfo &target) const;
+                                const TargetInfo &target, int k = 1) const;
 
   /** Stored workload / target by key. */
   std::optional<WorkloadInfo> workload(const std::string &key) const;

@@ -174,6 +174,13 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   EXPECT_NE(fb.note.find("FALLBACK"), std::string::npos) << fb.note;
   EXPECT_NE(fb.note.find(threads16.key()), std::string::npos) << fb.note;
   EXPECT_NE(fb.note.find("threads 8 vs 16"), std::string::npos) << fb.note;
+  // The k best come from the target used only, best first.
+  int64_t near_next_id = log.add_record(record("wl", threads16.key(), 2.5, 5));
+  BestResult fb_k = log.best_with_fallback("wl", want, 3);
+  ASSERT_EQ(fb_k.records.size(), 2u);
+  EXPECT_EQ(fb_k.records[0].id, near_id);
+  EXPECT_EQ(fb_k.records[1].id, near_next_id);
+  EXPECT_EQ(fb.records.size(), 1u) << "k = 1 by default";
 
   // A failed record on the exact target still falls back, noting why.
   MeasureRecord failed = record("wl", want.key(), 0.0, 3);
@@ -191,6 +198,12 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   EXPECT_TRUE(exact.exact_target);
   EXPECT_EQ(exact.record->id, exact_id);
   EXPECT_EQ(exact.used_target_key, want.key());
+  int64_t cheaper_id = log.add_record(record("wl", want.key(), 1.0, 6));
+  BestResult exact_k = log.best_with_fallback("wl", want, 8);
+  ASSERT_EQ(exact_k.records.size(), 2u) << "the failed record is not among them";
+  EXPECT_EQ(exact_k.record->id, cheaper_id);
+  EXPECT_EQ(exact_k.records[0].id, cheaper_id);
+  EXPECT_EQ(exact_k.records[1].id, exact_id);
 }
 
 TEST_F(DatabaseTest, WorkloadsAndTargetsAreStored) {
