@@ -54,10 +54,22 @@ void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> 
   n = std::min<int>(n, static_cast<int>(order.size()));
   int fusible = 0;
   while (fusible < static_cast<int>(order.size()) && !in.tail_loops.count({stage, order[fusible]})) fusible++;
+  int64_t max_tasks = in.param(stage + ".par_grain", 16) * std::max(1, in.g.threads);
+  // The loops before the first tail loop may all have extent 1 (a conv's
+  // batch and a tile of all its output channels): fused they give one task.
+  // Then the tail loop itself runs in parallel where it stands (its shifted
+  // last tile recomputes a few rows another task also writes, with the same values).
+  if (fusible < n) {
+    bool ones = true;
+    for (int k = 0; k < fusible; k++) ones &= leaf_extent(in.sch, stage, order[k]) == 1;
+    if (ones && leaf_extent(in.sch, stage, order[fusible]) <= max_tasks) {
+      in.sch.parallel(stage, order[fusible]);
+      return;
+    }
+  }
   n = std::max(1, std::min(n, fusible));
   std::string f = order[0];
   for (int k = 1; k < n; k++) f = in.sch.fuse(stage, f, order[k]);
-  int64_t max_tasks = in.param(stage + ".par_grain", 16) * std::max(1, in.g.threads);
   std::string par = parallel_with_max_tasks(in.sch, stage, f, max_tasks);
   order.erase(order.begin(), order.begin() + n);
   order.insert(order.begin(), f);

@@ -275,7 +275,9 @@ void add_par_grain_param(const std::string &stage, Sketch &s);
  * parallel, split to at most par_grain * threads tasks; updates order (a
  * split puts the parallel outer loop and then the inner loop in place of the
  * fused names). Loops with a split tail are not fused (the fused loop would
- * lose the guard): fusion stops before the first of them.
+ * lose the guard): fusion stops before the first of them. When the loops
+ * before it all have extent 1, that tail loop is marked parallel instead
+ * (not fused, order unchanged) if it has at most par_grain * threads iterations.
  */
 void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n);
 /** Unrolls the given loops from the innermost outwards while the product of extents <= max_unroll. */

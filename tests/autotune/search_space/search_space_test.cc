@@ -547,6 +547,38 @@ TEST(SearchSpace, MutationFillsAChannelVectorBlock) {
   EXPECT_GT(filled, 15);
 }
 
+// A conv block of 3 rows (a tail on 28 rows) under one tile of all 64
+// output channels: the loops before the tailed row loop have extent 1, so
+// the row loop itself runs in parallel (fused with them it would be one
+// task); the kernel still equals the reference.
+TEST(SearchSpace, TailedRowLoopRunsInParallel) {
+  Checker ch(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  std::mt19937_64 rng(6);
+  int checked = 0;
+  for (int i = 0; i < 200 && checked < 3; i++) {
+    Candidate c = ch.space.sample(rng);
+    if (!c.params.count("conv.vec_channel") || c.params.count("conv.at_level") == 0) continue;
+    c.params["conv.vec_channel"] = 1;
+    c.params["conv.parallel"] = 4;  // fuse all outer loops it can
+    for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"k", {1, 1, 4}}, {"oh", {1, 3, 3}}, {"ow", {1, 7, 2}}})
+      for (int k = 1; k <= 3; k++) c.params["conv.tile." + axis + "." + std::to_string(k)] = l[k - 1];
+    ASSERT_EQ(ch.space.register_block(c), 64 * 3 * 2);
+    Schedule s = ch.space.schedule(c);
+    int parallel = 0;
+    for (const auto &st : s.stages())
+      for (const auto &leaf : st.leaves)
+        if (leaf.annotation == "parallel" && st.name != "pad" && st.name != "weight.cache") {
+          parallel++;
+          EXPECT_EQ(leaf.extent, 4) << "ceil(28 / 9) row tiles: " << trace_to_json(s);
+        }
+    EXPECT_EQ(parallel, 1) << trace_to_json(s);
+    ch.check(c, "tailed rows in parallel");
+    if (::testing::Test::HasFailure()) return;
+    checked++;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 // The family of a candidate is its sketch, register block shape and
 // accumulator level; outer tile sizes and annotations do not change it.
 TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
