@@ -239,7 +239,7 @@ Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   const Sketch &s = impl_->sketches[c.sketch];
   // Tile sizes are drawn again (a few times) while the register block is too
   // big: before the choices are drawn, then once more if channel
-  // vectorization (a choice) widened it to 16 channels.
+  // vectorization (a choice) widened it to whole vectors of channels.
   auto draw_tiles = [&] {
     for (int attempt = 0; attempt < 32; attempt++) {
       for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));

@@ -211,11 +211,13 @@ inline std::string vec_channel_param(const std::string &stage) { return stage + 
  * Whole AVX-512 vectors side by side in the innermost level of a
  * channel-vectorized axis of `extent`, read from its drawn innermost
  * length l3: 2 or 4 when l3 is that and 16 x l3 divides the extent, else 1.
- * (A drawn l3 of 2 or 4 would vectorize badly anyway; as vector counts they
- * get about a third of the draws each on 64 channels.) Measured by hand on
- * conv C64 56x56 3x3 (2 threads, 5 interleaved rounds of `tetune run-op`):
- * a 32 x 1 x 8 block (channels x rows x columns) 3.5% faster than the
- * tuner's 16 x 2 x 8; 64 x 1 x 4 4% slower.
+ * (A drawn l3 of 2 or 4 would vectorize badly anyway, so the same draws now
+ * pick the vector count.) Measured by hand on conv C64 56x56 3x3 (2 threads,
+ * 5 interleaved rounds of `tetune run-op`, a slow phase of the machine): a
+ * 32 x 1 x 8 block (channels x rows x columns) 3.5% faster than the tuner's
+ * 16 x 2 x 8, 64 x 1 x 4 4% slower. Tuned (1000 trials, seeds 1-3), the
+ * best schedules are now 32-channel blocks, at 420-424 GFLOP/s as the
+ * 16-channel ones were before.
  */
 inline int64_t channel_vectors(int64_t l3, int64_t extent) {
   return (l3 == 2 || l3 == 4) && extent % (kMaxVector * l3) == 0 ? l3 : 1;
