@@ -57,7 +57,14 @@ void run_op(const RunOpArgs &a) {
   if (paths.empty()) paths.push_back("");
   std::vector<Candidate> cands;
   for (const auto &path : paths) {
-    Schedule s = path.empty() ? Schedule(w.outputs) : replay(w.outputs, trace_from_json(read_file(path), w.outputs));
+    Schedule s(w.outputs);
+    if (!path.empty()) {
+      try {
+        s = replay(w.outputs, trace_from_json(read_file(path), w.outputs));
+      } catch (const Error &e) {
+        throw Error("schedule file '" + path + "': " + e.what());
+      }
+    }
     auto t0 = std::chrono::steady_clock::now();
     Kernel k = Kernel::build(s);
     double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -117,7 +124,9 @@ void run_op(const RunOpArgs &a) {
 
 void add_run_op_command(CLI::App &app) {
   auto args = std::make_shared<RunOpArgs>();
-  auto *cmd = app.add_subcommand("run-op", "Build an operator with a schedule, check it against the reference, time it");
+  auto *cmd = app.add_subcommand("run-op",
+                                 "Build an operator with a schedule (or several, side by side), check it against the "
+                                 "reference, time it");
   cmd->add_option("--op", args->op, "operator name (see `tetune ops`)")->required();
   cmd->add_option("--shape", args->shape, "comma-separated integers, e.g. 1024,1024,1024")->required();
   cmd->add_option("--schedule", args->schedule_paths,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `tetune tune-op` and `tetune run-op` build the same computes (the operator
 # registry), so the best schedule tune-op prints replays in run-op, which checks
-# it against the interpreter; an unknown operator and a malformed shape are
-# errors that name them.
+# it against the interpreter, alone or side by side with another; an unknown
+# operator, a malformed shape or schedule file and --rounds 0 are errors that
+# name them.
 set -euo pipefail
 T="$1"
 dir=$(mktemp -d)
@@ -16,6 +17,12 @@ check() {  # op shape
   "$T" run-op --op "$1" --shape "$2" --schedule "$dir/best.json" --threads 1 --repeat 2 >"$dir/run.txt" 2>&1 \
     || { echo "FAIL: run-op could not run tune-op's schedule for $1"; cat "$dir/run.txt"; exit 1; }
   grep -q "OK" "$dir/run.txt" || { echo "FAIL: run-op's check of $1"; cat "$dir/run.txt"; exit 1; }
+  # Two schedules side by side: each is checked, and each gets a line with its rounds and its ratio to the first.
+  "$T" run-op --op "$1" --shape "$2" --schedule "$dir/best.json" --schedule "$dir/best.json" --threads 1 --repeat 2 \
+    --rounds 3 >"$dir/run2.txt" 2>&1 || { echo "FAIL: run-op with two schedules for $1"; cat "$dir/run2.txt"; exit 1; }
+  [[ $(grep -c "max |diff| .* OK" "$dir/run2.txt") == 2 ]] || { echo "FAIL: two checks expected"; cat "$dir/run2.txt"; exit 1; }
+  [[ $(grep -c "x 3 rounds (.*the first's speed" "$dir/run2.txt") == 2 ]] \
+    || { echo "FAIL: two side-by-side lines expected"; cat "$dir/run2.txt"; exit 1; }
   echo "ok: $1 $2"
 }
 check matmul 64,48,40
@@ -29,4 +36,14 @@ if "$T" tune-op --op matmul --shape 64,x,40 --trials 1 --db "$dir/log.db" >"$dir
   echo "FAIL: a malformed shape was accepted"; exit 1
 fi
 grep -q "'x' in '64,x,40'" "$dir/err.txt" || { echo "FAIL: error does not name the bad shape item"; cat "$dir/err.txt"; exit 1; }
+# A schedule file that is not a trace, and a round count below 1: errors that name them.
+echo '{"steps": 3}' >"$dir/bad.json"
+if "$T" run-op --op matmul --shape 64,48,40 --schedule "$dir/bad.json" >"$dir/err.txt" 2>&1; then
+  echo "FAIL: a malformed schedule file was accepted"; exit 1
+fi
+grep -q "bad.json" "$dir/err.txt" || { echo "FAIL: error does not name the schedule file"; cat "$dir/err.txt"; exit 1; }
+if "$T" run-op --op matmul --shape 64,48,40 --rounds 0 >"$dir/err.txt" 2>&1; then
+  echo "FAIL: --rounds 0 was accepted"; exit 1
+fi
+grep -q "rounds" "$dir/err.txt" || { echo "FAIL: error does not name --rounds"; cat "$dir/err.txt"; exit 1; }
 echo "all ok"
