@@ -12,6 +12,7 @@
 #include "te/errors.h"
 #include "te/interpreter.h"
 #include "te/ops/registry.h"
+#include "tuning_logs/records.h"
 #include "tools/commands.h"
 
 namespace tetune {
@@ -32,12 +33,6 @@ std::string read_file(const std::string &path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // One schedule of the comparison: its label (the file, or "unscheduled"), kernel and outputs.
@@ -103,9 +98,9 @@ void run_op(const RunOpArgs &a) {
       Candidate &c = cands[r % 2 ? cands.size() - 1 - j : j];
       c.round_ms.push_back(c.kernel.median_ms(inputs, c.outs, 2, a.repeat));
     }
-  const double first_ms = median_of(cands[0].round_ms);
+  const double first_ms = tuning_log::median_of(cands[0].round_ms);
   for (const auto &c : cands) {
-    double ms = median_of(c.round_ms);
+    double ms = tuning_log::median_of(c.round_ms);
     std::printf("%s %s threads=%d: median %.4f ms over %d runs", a.op.c_str(), a.shape.c_str(), a.threads, ms, a.repeat);
     if (a.rounds > 1) {
       auto [lo, hi] = std::minmax_element(c.round_ms.begin(), c.round_ms.end());
