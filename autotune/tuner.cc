@@ -237,6 +237,9 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   std::vector<StoredRecord> b = db.best(1);
   res.best = b.empty() ? std::nullopt : std::optional<StoredRecord>(b[0]);
   res.best_gflops = res.best ? res.best->gflops : 0;
+  if (res.best)
+    for (const auto &r : db.records())
+      if (r.ok() && r.schedule_json == res.best->schedule_json) res.best_measurements++;
   res.total_records = static_cast<int>(db.count());
   res.elapsed_s = since(t0);
   return res;

@@ -141,8 +141,8 @@ BenchResult tetune_tuned(const BenchSpec &spec, int threads) {
     os << "tuned " << r.measured << " trials (" << r.errors << " failed, " << r.confirmed
        << " re-measuring top schedules) in " << fmt("%.0f", secs)
        << " s (search " << fmt("%.0f", r.search_s) << " s, measure " << fmt("%.0f", r.measure_s)
-       << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best (re-measured) in tuner "
-       << fmt("%.1f", r.best_gflops) << " GFLOP/s";
+       << " s), space " << autotune::policy::default_space_name() << ", evolutionary+xgb, best in tuner "
+       << fmt("%.1f", r.best_gflops) << " GFLOP/s (its middle of " << r.best_measurements << " measurements)";
     note = os.str();
     std::fprintf(stderr, "tetune-tuned %s: %s\n", key.c_str(), note.c_str());
     db = tdb;

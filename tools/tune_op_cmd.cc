@@ -161,8 +161,11 @@ void add_tune_op_command(CLI::App &app) {
     if (!r.best) {
       std::printf("no successful candidate\n");
     } else {
-      std::printf("best: %.3f ms, %.2f GFLOP/s (trial %d)\nschedule: %s\n", r.best->median_ms, r.best->gflops,
-                  r.best->trial_index, r.best->schedule_json.c_str());
+      std::printf("best: %.3f ms, %.2f GFLOP/s (trial %d, measured %d times)\nschedule: %s\n", r.best->median_ms,
+                  r.best->gflops, r.best->trial_index, r.best_measurements, r.best->schedule_json.c_str());
+      if (r.confirmed > 0 && r.best_measurements < 1 + o.confirm_repeats)
+        std::printf("note: the best schedule was not re-measured (more schedules were overtaken than the "
+                    "confirmation rounds cover); its cost may be one lucky measurement\n");
       if (a->op == "matmul" && !a->no_library) {
         double lib = onednn_gemm_gflops(dims[0], dims[1], dims[2], a->threads);
         if (lib > 0) std::printf("oneDNN sgemm: %.2f GFLOP/s; tuned / oneDNN = %.3f\n", lib, r.best->gflops / lib);

@@ -133,6 +133,7 @@ TEST(Tuner, ConfirmsTopSchedules) {
   ASSERT_TRUE(r.best.has_value());
   EXPECT_EQ(r.best->id, st.best(1).at(0).id);
   EXPECT_DOUBLE_EQ(r.best_gflops, r.best->gflops);
+  EXPECT_EQ(r.best_measurements, times.at(r.best->schedule_json));
   // Too small a budget for confirmation (32 > 12): every trial is a new schedule.
   TuneOptions small = fast(std::string(std::getenv("TEST_TMPDIR")) + "/small.db", 12);
   small.confirm_top = 4;
