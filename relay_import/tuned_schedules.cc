@@ -38,7 +38,7 @@ class Lookup {
     tuning_log::BestResult b = log_.best_with_fallback(key, target_, kReplayTries);
     Entry e;
     e.note = b.note;
-    if (b.record) {
+    if (b.record()) {
       e.found = true;
       e.exact = b.exact_target;
       e.used_target = b.used_target_key;

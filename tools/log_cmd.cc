@@ -43,8 +43,8 @@ void best(const LogArgs &a) {
   }
   auto res = db.best_with_fallback(a.workload, host);
   if (!res.note.empty()) std::fprintf(stderr, "note: %s\n", res.note.c_str());
-  if (!res.record) throw tetune::Error("no valid record for workload " + a.workload);
-  const auto &r = *res.record;
+  if (!res.record()) throw tetune::Error("no valid record for workload " + a.workload);
+  const auto &r = *res.record();
   std::printf("%.4f ms  %.2f GFLOP/s  target %s\n%s\n", r.median_ms, r.gflops, res.used_target_key.c_str(), r.schedule_json.c_str());
 }
 

@@ -322,7 +322,6 @@ BestResult TuningLog::best_with_fallback(const std::string &wk,
   k = std::max(1, k);
   auto exact = best(wk, want_key, k);
   if (!exact.empty()) {
-    res.record = exact.front();
     res.records = std::move(exact);
     res.exact_target = true;
     res.used_target_key = want_key;
@@ -390,7 +389,6 @@ BestResult TuningLog::best_with_fallback(const std::string &wk,
                "' has no successful record";
     return res;
   }
-  res.record = rec.front();
   res.records = std::move(rec);
   res.exact_target = false;
   res.used_target_key = nearest->key;
@@ -398,7 +396,7 @@ BestResult TuningLog::best_with_fallback(const std::string &wk,
   note << "FALLBACK: " << why_not_exact << "; using nearest compatible target '"
        << nearest->key << "' (distance " << nearest->distance
        << ", differs in: " << describe_difference(want, nearest->info)
-       << "), best " << fmt_ms(res.record->median_ms);
+       << "), best " << fmt_ms(res.record()->median_ms);
   if (!incompatible.empty()) {
     note << "; " << incompatible.size() << " incompatible target(s) skipped";
   }

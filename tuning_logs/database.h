@@ -25,9 +25,10 @@ namespace tetune::tuning_log {
 
 /** Result of TuningLog::best_with_fallback(). */
 struct BestResult {
-  std::optional<MeasureRecord> record;  ///< empty when nothing usable exists
-  /// the k best records of the used target (best() ranking), record first; empty with record
+  /// the k best records of the used target (best() ranking), best first; empty when nothing usable exists
   std::vector<MeasureRecord> records;
+  /// the best record (records.front()), or nullptr when nothing usable exists
+  const MeasureRecord *record() const { return records.empty() ? nullptr : &records.front(); }
   bool exact_target = false;   ///< record was measured on the requested target
   std::string used_target_key; ///< target the record comes from ("" if none)
   std::string note;            ///< always says what was done and why

@@ -151,14 +151,14 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
 
   // Nothing at all yet.
   BestResult none = log.best_with_fallback("wl", want);
-  EXPECT_FALSE(none.record);
+  EXPECT_FALSE(none.record());
   EXPECT_FALSE(none.exact_target);
   EXPECT_FALSE(none.note.empty());
 
   // Only an incompatible (cuda) record: not used, and said so.
   log.add_record(record("wl", gpu.key(), 0.01, 0));
   BestResult incompatible = log.best_with_fallback("wl", want);
-  EXPECT_FALSE(incompatible.record);
+  EXPECT_FALSE(incompatible.record());
   EXPECT_NE(incompatible.note.find("incompatible"), std::string::npos)
       << incompatible.note;
 
@@ -167,10 +167,10 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   log.add_record(record("wl", avx512.key(), 0.5, 1));
   int64_t near_id = log.add_record(record("wl", threads16.key(), 2.0, 2));
   BestResult fb = log.best_with_fallback("wl", want);
-  ASSERT_TRUE(fb.record);
+  ASSERT_TRUE(fb.record());
   EXPECT_FALSE(fb.exact_target);
   EXPECT_EQ(fb.used_target_key, threads16.key());
-  EXPECT_EQ(fb.record->id, near_id);
+  EXPECT_EQ(fb.record()->id, near_id);
   EXPECT_NE(fb.note.find("FALLBACK"), std::string::npos) << fb.note;
   EXPECT_NE(fb.note.find(threads16.key()), std::string::npos) << fb.note;
   EXPECT_NE(fb.note.find("threads 8 vs 16"), std::string::npos) << fb.note;
@@ -187,21 +187,20 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   failed.error_code = static_cast<int>(ErrorCode::kTimeout);
   log.add_record(failed);
   BestResult fb2 = log.best_with_fallback("wl", want);
-  ASSERT_TRUE(fb2.record);
+  ASSERT_TRUE(fb2.record());
   EXPECT_FALSE(fb2.exact_target);
   EXPECT_NE(fb2.note.find("no successful record"), std::string::npos) << fb2.note;
 
   // Exact target measured: used directly.
   int64_t exact_id = log.add_record(record("wl", want.key(), 3.0, 4));
   BestResult exact = log.best_with_fallback("wl", want);
-  ASSERT_TRUE(exact.record);
+  ASSERT_TRUE(exact.record());
   EXPECT_TRUE(exact.exact_target);
-  EXPECT_EQ(exact.record->id, exact_id);
+  EXPECT_EQ(exact.record()->id, exact_id);
   EXPECT_EQ(exact.used_target_key, want.key());
   int64_t cheaper_id = log.add_record(record("wl", want.key(), 1.0, 6));
   BestResult exact_k = log.best_with_fallback("wl", want, 8);
   ASSERT_EQ(exact_k.records.size(), 2u) << "the failed record is not among them";
-  EXPECT_EQ(exact_k.record->id, cheaper_id);
   EXPECT_EQ(exact_k.records[0].id, cheaper_id);
   EXPECT_EQ(exact_k.records[1].id, exact_id);
 }
