@@ -57,25 +57,23 @@ struct TuneOptions {
    * schedules, so that the best record is not merely the luckiest of
    * hundreds of noisy measurements (the winner's curse of picking the
    * minimum). The log ranks a schedule measured n times by its middle
-   * measurement (TuningLog::best). Each round takes the confirm_top
-   * best-ranked schedules measured fewer than 1 + confirm_repeats times and
-   * measures them round-robin until they have that many; up to
-   * confirm_rounds rounds, and at most a quarter of the budget (whole rounds
-   * of confirm_top * confirm_repeats trials; 0 turns it off).
+   * measurement, and re-measured schedules before those measured once
+   * (TuningLog::best). Each round takes the confirm_top best-ranked
+   * schedules measured fewer than 1 + confirm_repeats times and measures
+   * them round-robin until they have that many; up to confirm_rounds rounds,
+   * and at most a quarter of the budget (whole rounds of confirm_top *
+   * confirm_repeats trials; 0 turns it off).
    * Measured here, 2 cores: the tuner's best single record of GEMM 1024 was
-   * 7.04 ms, its re-measurement in the benchmark 7.44 ms. With one round, a
-   * 512-trial GEMM 1024 run kept as best a schedule measured once at 7.03 ms
-   * while the four it had re-measured (in a noisy minute) had middles of
-   * 7.15-7.62 ms; a second round re-measures such a schedule too.
-   * Why several rounds: the machine has slow phases of tens of seconds that
-   * can cover every confirmation trial. Then each re-measured schedule's
-   * middle comes from the slow phase, and a schedule measured once in a fast
-   * phase outranks them all unless a later round re-measures it too. The
-   * rounds go on down the ranking, so the best schedule is re-measured unless
-   * more than confirm_rounds * confirm_top schedules were overtaken
-   * (TuneResult::best_measurements says). Seen at 1000 trials of GEMM 1024
-   * with 2 rounds: the 8 re-measured schedules (first measured at 5.2-5.5 ms)
-   * got middles of 5.8-6.4 ms, and the pick was one measured once at 5.51 ms.
+   * 7.04 ms, its re-measurement in the benchmark 7.44 ms.
+   * Why re-measured schedules rank first, and why several rounds: the
+   * machine has slow phases of tens of seconds that can cover every
+   * confirmation trial. Each re-measured schedule's middle then comes from
+   * the slow phase, while a schedule measured once may come from a fast one.
+   * Ranked by cost alone, at 1000 trials of GEMM 1024 with 2 rounds, the 8
+   * re-measured schedules (first measured at 5.2-5.5 ms) got middles of
+   * 5.8-6.4 ms, and the pick was one measured once at 5.51 ms. With 6 rounds
+   * on conv C64 56x56 all 24 re-measured schedules fell in a slow phase the
+   * same way. More rounds re-measure more of the flat top of the ranking.
    */
   int confirm_top = 4;
   int confirm_repeats = 2;

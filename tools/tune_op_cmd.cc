@@ -163,9 +163,11 @@ void add_tune_op_command(CLI::App &app) {
     } else {
       std::printf("best: %.3f ms, %.2f GFLOP/s (trial %d, measured %d times)\nschedule: %s\n", r.best->median_ms,
                   r.best->gflops, r.best->trial_index, r.best_measurements, r.best->schedule_json.c_str());
-      if (r.confirmed > 0 && r.best_measurements < 1 + o.confirm_repeats)
-        std::printf("note: the best schedule was not re-measured (more schedules were overtaken than the "
-                    "confirmation rounds cover); its cost may be one lucky measurement\n");
+      if (o.confirm_top > 0 && r.best_measurements < 1 + o.confirm_repeats)
+        std::printf("note: the best schedule was measured %d time(s), fewer than a re-measured top schedule (%d): "
+                    "its cost may be one lucky measurement (budget too small for confirmation, or its re-measurements "
+                    "failed)\n",
+                    r.best_measurements, 1 + o.confirm_repeats);
       if (a->op == "matmul" && !a->no_library) {
         double lib = onednn_gemm_gflops(dims[0], dims[1], dims[2], a->threads);
         if (lib > 0) std::printf("oneDNN sgemm: %.2f GFLOP/s; tuned / oneDNN = %.3f\n", lib, r.best->gflops / lib);

@@ -36,14 +36,16 @@ constexpr const char *kRecordColumns =
 // two), rep_id that record. A schedule measured once costs its one median; a
 // schedule re-measured (autotune::TuneOptions::confirm_top) costs the middle
 // of its measurements, so one lucky measurement among many does not decide.
+// srank puts re-measured schedules (n > 1) before those measured once (see
+// TuningLog::best for why), then orders by cost.
 constexpr const char *kScheduleCostsCte =
     "WITH ok AS (SELECT workload_key, target_key, schedule_json, median_ms, id, "
     "ROW_NUMBER() OVER (PARTITION BY workload_key, target_key, schedule_json ORDER BY median_ms, id) AS pos, "
     "COUNT(*) OVER (PARTITION BY workload_key, target_key, schedule_json) AS n "
     "FROM records WHERE error_code = 0 AND median_ms IS NOT NULL), "
     "costs AS (SELECT workload_key AS c_wk, target_key AS c_tk, schedule_json AS c_sched, median_ms AS cost, "
-    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY median_ms, id) AS srank "
-    "FROM ok WHERE pos = n / 2 + 1) ";
+    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY n > 1 DESC, median_ms, id) "
+    "AS srank FROM ok WHERE pos = n / 2 + 1) ";
 
 std::string costs_to_json(const std::vector<double> &costs) {
   nlohmann::json a = nlohmann::json::array();

@@ -109,10 +109,17 @@ class TuningLog {
    * (equal schedule_json) are grouped: a schedule measured n times costs the
    * median_ms of its record at position n/2 when sorted by median_ms (the
    * middle one; of two, the slower), and that record is returned. A schedule
-   * measured once costs its own median_ms. Why: on a noisy machine the
-   * fastest of hundreds of single measurements is biased low (the winner's
-   * curse); the tuner re-measures its top schedules (TuneOptions::confirm_top)
-   * and this query lets those repeats decide. Ties: lowest record id.
+   * measured once costs its own median_ms. Re-measured schedules (n > 1)
+   * rank before every schedule measured once, each group by cost. Why: on a
+   * noisy machine the fastest of hundreds of single measurements is biased
+   * low (the winner's curse), and the machine has slow phases of tens of
+   * seconds; the tuner re-measures its top schedules round-robin in one
+   * window (autotune::TuneOptions::confirm_top), so their middles compare
+   * like with like, while a single measurement may come from a faster
+   * phase. Seen on conv C64 56x56 (1000 trials): the 24 re-measured
+   * schedules, first measured at 0.564-0.578 ms, had middles of 0.605-0.675
+   * ms in a slow phase, and one measured once at 0.578 ms would have ranked
+   * first. Ties: lowest record id.
    */
   std::vector<MeasureRecord> best(const std::string &workload_key,
                                   const std::string &target_key,

@@ -12,6 +12,10 @@ trap 'rm -rf "$dir"' EXIT
 check() {  # op shape
   "$T" tune-op --op "$1" --shape "$2" --trials 6 --threads 1 --db "$dir/log.db" --no-library >"$dir/tune.txt" 2>/dev/null
   grep -q "^task: $1_" "$dir/tune.txt" || { echo "FAIL: no task line for $1"; cat "$dir/tune.txt"; exit 1; }
+  # 6 trials leave no budget to re-measure the best schedule: tune-op says so.
+  grep -q "^best: .*(trial [0-9]*, measured 1 times)" "$dir/tune.txt" \
+    && grep -q "^note: the best schedule was measured 1 time(s)" "$dir/tune.txt" \
+    || { echo "FAIL: tune-op did not report that its best was measured once"; cat "$dir/tune.txt"; exit 1; }
   sed -n 's/^schedule: //p' "$dir/tune.txt" >"$dir/best.json"
   [[ -s "$dir/best.json" ]] || { echo "FAIL: tune-op printed no schedule for $1"; cat "$dir/tune.txt"; exit 1; }
   "$T" run-op --op "$1" --shape "$2" --schedule "$dir/best.json" --threads 1 --repeat 2 >"$dir/run.txt" 2>&1 \

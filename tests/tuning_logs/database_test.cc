@@ -102,14 +102,16 @@ TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
   EXPECT_TRUE(log.best("wl_c", t8).empty());
 }
 
-// A schedule re-measured three times costs its middle measurement: its
-// single lucky record no longer beats a schedule that is really faster.
+// A schedule re-measured three times costs its middle measurement, and
+// re-measured schedules rank before those measured once: its single lucky
+// record no longer decides, and a single record from a faster phase of the
+// machine does not outrank schedules compared with each other.
 TEST_F(DatabaseTest, RepeatedScheduleCostsItsMiddleMeasurement) {
   TuningLog log = TuningLog::open(path_);
   const std::string t = cpu_target(2).key();
   MeasureRecord lucky = record("w", t, 1.0, 7);  // schedule 7, measured 1.0 once...
   log.add_record(lucky);
-  int64_t steady = log.add_record(record("w", t, 1.5, 8));  // schedule 8, once
+  int64_t single = log.add_record(record("w", t, 1.5, 8));  // schedule 8, once
   MeasureRecord again = lucky;
   again.median_ms = 2.0;  // ...then 2.0 and 1.9 when re-measured
   log.add_record(again);
@@ -119,23 +121,24 @@ TEST_F(DatabaseTest, RepeatedScheduleCostsItsMiddleMeasurement) {
 
   auto top = log.best("w", t, 10);
   ASSERT_EQ(top.size(), 3u) << "one record per schedule";
-  EXPECT_EQ(top[0].id, steady);
-  EXPECT_EQ(top[1].id, middle);
-  EXPECT_DOUBLE_EQ(top[1].median_ms, 1.9);
+  EXPECT_EQ(top[0].id, middle) << "re-measured first, at its middle measurement";
+  EXPECT_DOUBLE_EQ(top[0].median_ms, 1.9);
+  EXPECT_EQ(top[1].id, single);
   EXPECT_DOUBLE_EQ(top[2].median_ms, 3.0);
 
-  // Two measurements: the slower one counts.
+  // Two measurements: the slower one counts, and it beats the middle 1.9.
   MeasureRecord two = record("w", t, 0.5, 10);
   log.add_record(two);
   two.median_ms = 1.2;
   int64_t slower = log.add_record(two);
   EXPECT_EQ(log.best("w", t)[0].id, slower);
+  EXPECT_EQ(log.best("w", t, 2)[1].id, middle);
 
-  // Export --top 2 keeps every record of the two cheapest schedules (10 and 8).
+  // Export --top 2 keeps every record of the two best-ranked schedules (10 and 7).
   std::ostringstream os;
   ExportFilter f;
   f.top = 2;
-  EXPECT_EQ(log.export_jsonl(os, f), 3);
+  EXPECT_EQ(log.export_jsonl(os, f), 5);
 }
 
 TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <set>
 
 #include "tests/autotune/gemm_task.h"
@@ -140,20 +141,21 @@ TEST(Tuner, ConfirmsTopSchedules) {
   EXPECT_EQ(tune(t, small).confirmed, 0);
 }
 
-// Ranks schedules as TuningLog::best does: a schedule's cost is the median_ms
-// of its record at position n/2 among its n successful records sorted.
+// Ranks schedules as TuningLog::best does: re-measured ones first, then by
+// cost, the median_ms of a schedule's record at position n/2 among its n
+// successful records sorted.
 std::vector<std::string> ranked_schedules(const std::vector<StoredRecord> &recs) {
   std::map<std::string, std::vector<double>> costs;
   for (const auto &r : recs)
     if (r.ok()) costs[r.schedule_json].push_back(r.median_ms);
-  std::vector<std::pair<double, std::string>> order;
+  std::vector<std::tuple<bool, double, std::string>> order;
   for (auto &[sched, c] : costs) {
     std::sort(c.begin(), c.end());
-    order.push_back({c[c.size() / 2], sched});
+    order.push_back({c.size() == 1, c[c.size() / 2], sched});
   }
   std::sort(order.begin(), order.end());
   std::vector<std::string> out;
-  for (const auto &o : order) out.push_back(o.second);
+  for (const auto &o : order) out.push_back(std::get<2>(o));
   return out;
 }
 
