@@ -32,6 +32,25 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), c
               int64_t groups = 1, const std::string &name = "conv2d");
 
 /**
+ * Convolution in blocked layouts (TVM's conv2d_NCHWc; oneDNN's nChw16c /
+ * OIhw16i16o for cb = ob = 16), for kernels whose neighbours keep the layout:
+ *   x [N, C/cb, H, W, cb], w [O/ob, C/cb, KH, KW, cb, ob] -> y [N, O/ob, OH, OW, ob]
+ *   OH = floor((H + top + bottom - KH) / sh) + 1   (likewise OW)
+ *   y[n, k, h, w, kb] = sum_{rco, ry, rci, rx} xpad[n, rco, h*sh + ry, w*sw + rx, rci]
+ *                                              * w[k, rco, ry, rx, rci, kb]
+ * i.e. the NCHW conv2d with channel c = rco * cb + rci and output channel
+ * o = k * ob + kb. The block axes are innermost in memory: a vector of ob
+ * output channels is one dense load of the weight, and the output keeps the
+ * layout, so no transpose is needed (Georganas et al., SC 2018, section 3).
+ * No dilation or groups. Stages: "<name>.pad" (tag "injective") when padded,
+ * then <name> (tag "conv2d_nchwc"; output axes n, k, h, w, kb; reduce axes
+ * rco, ry, rci, rx in that loop order, as TVM's x86 schedule orders them). ShapeError when the block extents of x and w disagree
+ * or OH < 1; AttributeError for strides < 1 or pads < 0.
+ */
+Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t> &strides = {1, 1},
+                    const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::string &name = "conv2d_nchwc");
+
+/**
  * ONNX ConvTranspose: x [N, C, H, W], w [C, O / groups, KH, KW], bias [O] or Tensor() -> [N, O, OH, OW]:
  *   OH = sh * (H - 1) + output_padding_h + dh * (KH - 1) + 1 - top - bottom
  *   y[n, o, oh, ow] = sum over c in o's group, ky, kx with oh + top = ih*sh + ky*dh (likewise w)

@@ -51,6 +51,17 @@ std::vector<OpEntry> make_registry() {
        }},
       {"conv2d", "N,C,H,W,K,R,S[,stride[,pad]]", "NCHW / OIHW convolution (ONNX Conv)",
        [](const Dims &s) { return conv_op(s, false); }},
+      {"conv2d_nchwc", "N,C,H,W,K,R,S,cb,kb[,stride[,pad]]",
+       "NCHW[cb]c / OIHW[cb]i[kb]o blocked convolution (TVM conv2d_NCHWc; C, K counted in channels)",
+       [](const Dims &s) {
+         int64_t stride = s.size() > 9 ? s[9] : 1, pad = s.size() > 10 ? s[10] : 0, cb = s[7], kb = s[8];
+         if (cb < 1 || kb < 1 || s[1] % cb || s[4] % kb)
+           throw AttributeError("op 'conv2d_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " + std::to_string(kb) +
+                                " must divide C = " + std::to_string(s[1]) + " and K = " + std::to_string(s[4]));
+         Tensor x = placeholder({s[0], s[1] / cb, s[2], s[3], cb}, float32(), "x");
+         Tensor w = placeholder({s[4] / kb, s[1] / cb, s[5], s[6], cb, kb}, float32(), "w");
+         return OpWorkload{{x, w}, {conv2d_nchwc(x, w, {stride, stride}, {pad, pad, pad, pad})}};
+       }},
       {"depthwise_conv2d", "N,C,H,W,K,R,S[,stride[,pad]]", "NCHW depthwise convolution, groups = C (ONNX Conv)",
        [](const Dims &s) { return conv_op(s, true); }},
       {"max_pool2d", "N,C,H,W,kernel,stride[,pad]", "NCHW max pooling (ONNX MaxPool)", [](const Dims &s) {

@@ -84,6 +84,58 @@ TEST(Conv2d, Errors) {
   EXPECT_THROW(ops::conv2d(X, placeholder({2, 4, 7, 3}, float32(), "W")), ShapeError);
 }
 
+// The blocked conv equals the NCHW conv on the same numbers, re-laid out:
+// x[n, c / cb, h, w, c % cb], w[o / ob, c / cb, ky, kx, c % cb, o % ob].
+TEST(Conv2dNchwc, MatchesNchwConvInBlockedLayouts) {
+  struct Case {
+    int64_t N, C, H, W, O, K, cb, ob, stride, pad;
+  };
+  for (const Case &k : {Case{1, 8, 7, 9, 6, 3, 4, 3, 1, 1}, Case{2, 4, 8, 6, 4, 3, 2, 4, 2, 0}, Case{1, 6, 5, 5, 4, 1, 3, 2, 1, 0}}) {
+    SCOPED_TRACE("C=" + std::to_string(k.C) + " cb=" + std::to_string(k.cb) + " stride=" + std::to_string(k.stride));
+    ConvCase c{k.N, k.C, k.H, k.W, k.O, k.K, k.K, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, {1, 1}, 1, false};
+    int64_t OH = (k.H + 2 * k.pad - k.K) / k.stride + 1, OW = (k.W + 2 * k.pad - k.K) / k.stride + 1;
+    NDArray x = test::random({k.N, k.C, k.H, k.W}, float32(), 7), w = test::random({k.O, k.C, k.K, k.K}, float32(), 8);
+    std::vector<float> vx = test::to_vec(x), vw = test::to_vec(w);
+    std::vector<float> ref = conv_ref(vx, vw, {}, c, OH, OW);
+    std::vector<float> bx(vx.size()), bw(vw.size()), bref(ref.size());
+    for (int64_t n = 0; n < k.N; n++)
+      for (int64_t ch = 0; ch < k.C; ch++)
+        for (int64_t i = 0; i < k.H * k.W; i++)
+          bx[((n * (k.C / k.cb) + ch / k.cb) * k.H * k.W + i) * k.cb + ch % k.cb] = vx[(n * k.C + ch) * k.H * k.W + i];
+    for (int64_t o = 0; o < k.O; o++)
+      for (int64_t ch = 0; ch < k.C; ch++)
+        for (int64_t t = 0; t < k.K * k.K; t++)
+          bw[(((o / k.ob * (k.C / k.cb) + ch / k.cb) * k.K * k.K + t) * k.cb + ch % k.cb) * k.ob + o % k.ob] =
+              vw[(o * k.C + ch) * k.K * k.K + t];
+    for (int64_t n = 0; n < k.N; n++)
+      for (int64_t o = 0; o < k.O; o++)
+        for (int64_t i = 0; i < OH * OW; i++)
+          bref[((n * (k.O / k.ob) + o / k.ob) * OH * OW + i) * k.ob + o % k.ob] = ref[(n * k.O + o) * OH * OW + i];
+    Tensor X = placeholder({k.N, k.C / k.cb, k.H, k.W, k.cb}, float32(), "X");
+    Tensor Wt = placeholder({k.O / k.ob, k.C / k.cb, k.K, k.K, k.cb, k.ob}, float32(), "W");
+    Tensor Y = ops::conv2d_nchwc(X, Wt, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, "conv");
+    Shape so = {k.N, k.O / k.ob, OH, OW, k.ob};
+    ASSERT_EQ(Y.shape(), so);
+    auto out = evaluate({Y}, {X, Wt}, {test::from_vec(X.shape(), bx), test::from_vec(Wt.shape(), bw)});
+    test::expect_close(out[0], bref, so);
+    EXPECT_EQ(Y->tag, "conv2d_nchwc");
+    EXPECT_EQ(Y.inputs()[0].name(), k.pad ? "conv.pad" : "X");
+    ASSERT_EQ(Y->body->reduce_axes.size(), 4u);
+    EXPECT_EQ(Y->body->reduce_axes[2].var.name(), "rci");
+    EXPECT_EQ(Y->body->reduce_axes[3].var.name(), "rx") << "the column tap reduces innermost";
+  }
+}
+
+TEST(Conv2dNchwc, Errors) {
+  Tensor X = placeholder({1, 2, 5, 5, 4}, float32(), "X");
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 3, 3, 3, 4, 8}, float32(), "W")), ShapeError);  // 3 input blocks
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 3, 3, 8, 8}, float32(), "W")), ShapeError);  // block 8 vs 4
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 7, 3, 4, 8}, float32(), "W")), ShapeError);  // kernel > input
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 3, 3, 4, 8}, float32(), "W"), {0, 1}), AttributeError);
+  EXPECT_THROW(ops::conv2d_nchwc(placeholder({1, 8, 5, 5}, float32(), "X4"), placeholder({2, 2, 3, 3, 4, 8}, float32(), "W")),
+               ShapeError);  // rank 4
+}
+
 struct TCase {
   int64_t N, C, H, W, O, KH, KW;
   std::vector<int64_t> strides, pads, dil, opad;

@@ -31,6 +31,7 @@ check() {  # op shape
 }
 check matmul 64,48,40
 check conv2d 1,8,12,12,16,3,3,1,1
+check conv2d_nchwc 1,8,10,10,16,3,3,4,8,1,1
 
 if "$T" tune-op --op no_such_op --shape 4 --trials 1 --db "$dir/log.db" >"$dir/err.txt" 2>&1; then
   echo "FAIL: an unknown op was accepted"; exit 1
@@ -40,6 +41,10 @@ if "$T" tune-op --op matmul --shape 64,x,40 --trials 1 --db "$dir/log.db" >"$dir
   echo "FAIL: a malformed shape was accepted"; exit 1
 fi
 grep -q "'x' in '64,x,40'" "$dir/err.txt" || { echo "FAIL: error does not name the bad shape item"; cat "$dir/err.txt"; exit 1; }
+if "$T" tune-op --op conv2d_nchwc --shape 1,6,8,8,16,3,3,4,8 --trials 1 --db "$dir/log.db" >"$dir/err.txt" 2>&1; then
+  echo "FAIL: channel blocks that do not divide C were accepted"; exit 1
+fi
+grep -q "cb = 4, kb = 8 must divide C = 6" "$dir/err.txt" || { echo "FAIL: error does not name the blocks"; cat "$dir/err.txt"; exit 1; }
 # A schedule file that is not a trace, and a round count below 1: errors that name them.
 echo '{"steps": 3}' >"$dir/bad.json"
 if "$T" run-op --op matmul --shape 64,48,40 --schedule "$dir/bad.json" >"$dir/err.txt" 2>&1; then
