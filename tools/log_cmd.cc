@@ -25,7 +25,7 @@ tuning_log::TuningLog open_db(const LogArgs &a) {
 
 void list(const LogArgs &a) {
   auto db = open_db(a);
-  std::printf("%-18s %-14s %8s %8s %12s  %s\n", "workload", "op", "records", "valid", "best_ms", "target");
+  std::printf("%-18s %-14s %8s %8s %12s  %s\n", "workload", "op", "records", "valid", "min_ms", "target");
   for (const auto &w : db.list_workloads())
     std::printf("%-18s %-14s %8lld %8lld %12s  %s\n", w.workload_key.c_str(), w.op_name.c_str(),
                 static_cast<long long>(w.num_records), static_cast<long long>(w.num_valid),
@@ -80,7 +80,7 @@ void add_log_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("log", "Inspect and move tuning records (SQLite tuning log)");
   cmd->require_subcommand(1);
   cmd->add_option("--db", args->db, "database path (default: $TETUNE_DB or tuning_logs/tetune.db)");
-  auto *l = cmd->add_subcommand("list", "workloads with record counts and best time per target");
+  auto *l = cmd->add_subcommand("list", "workloads with record counts and the lowest valid median (min_ms) per target; `best` ranks re-measured schedules first");
   l->callback([args] { list(*args); });
   auto *b = cmd->add_subcommand("best", "best record of a workload (host target, nearest compatible target reported)");
   b->add_option("--workload", args->workload, "workload key")->required();
