@@ -88,7 +88,7 @@ struct TuneOptions {
 };
 
 struct TuneResult {
-  std::optional<StoredRecord> best;   // record of the cheapest schedule (RecordStore::best; stored ones included)
+  std::optional<StoredRecord> best;   // record of the best-ranked schedule (RecordStore::best; stored ones included)
   double best_gflops = 0;                   // that record's GFLOP/s
   int measured = 0;                         // records added by this call
   int errors = 0;                           // of which failed

@@ -92,7 +92,7 @@ void add_log_command(CLI::App &app) {
   e->add_option("--workload", args->workload, "only this workload");
   e->add_option("--target", args->target, "only this target key");
   e->add_flag("--only-valid", args->only_valid, "only error-free records");
-  e->add_option("--top", args->top, "only the N fastest valid records of each workload and target (a compact log to ship)")
+  e->add_option("--top", args->top, "only the valid records of the N best-ranked schedules of each workload and target (as `best` ranks them; a compact log to ship)")
       ->check(CLI::PositiveNumber);
   e->callback([args] { export_records(*args); });
   auto *i = cmd->add_subcommand("import", "read JSON lines (idempotent; a malformed line imports nothing)");

@@ -454,7 +454,7 @@ int64_t TuningLog::export_jsonl(std::ostream &out,
   if (filter.top && *filter.top <= 0)
     throw TuningLogError("tuning log '" + path_ + "': export top must be positive, got " + std::to_string(*filter.top));
   // rank = position of a valid record by median within its (workload, target)
-  // --top: every successful record of the `top` cheapest schedules (kScheduleCostsCte)
+  // --top: every successful record of the `top` best-ranked schedules (kScheduleCostsCte)
   std::string sql = std::string(kScheduleCostsCte) + "SELECT " + kRecordColumns +
                     " FROM records LEFT JOIN costs ON c_wk = workload_key AND c_tk = target_key "
                     "AND c_sched = schedule_json "

@@ -49,7 +49,7 @@ struct ExportFilter {
   std::optional<std::string> workload_key;
   std::optional<std::string> target_key;
   bool only_valid = false;  ///< only records with error_code == 0
-  /// only the valid records of the `top` cheapest schedules of each (workload, target),
+  /// only the valid records of the `top` best-ranked schedules of each (workload, target),
   /// ranked as best() ranks them (> 0; unset = all)
   std::optional<int> top;
 };
@@ -104,8 +104,8 @@ class TuningLog {
   int64_t count_all_records() const;
 
   /**
-   * The k cheapest measured schedules of (workload, target), one successful
-   * record (error_code == 0) each, cheapest first. Records of one schedule
+   * The k best-ranked measured schedules of (workload, target), one successful
+   * record (error_code == 0) each, best first. Records of one schedule
    * (equal schedule_json) are grouped: a schedule measured n times costs the
    * median_ms of its record at position n/2 when sorted by median_ms (the
    * middle one; of two, the slower), and that record is returned. A schedule

@@ -62,8 +62,9 @@ class RecordStore {
   int64_t add(StoredRecord r);
   std::vector<StoredRecord> records() const;
   /**
-   * The k cheapest schedules, one record each (tuning_log::TuningLog::best:
-   * a re-measured schedule costs its middle measurement), cheapest first.
+   * The k best-ranked schedules, one record each (tuning_log::TuningLog::best:
+   * a re-measured schedule costs its middle measurement, and re-measured
+   * schedules rank before those measured once), best first.
    */
   std::vector<StoredRecord> best(int k = 1) const;
   int64_t count() const;
