@@ -1,4 +1,5 @@
-// 2-D convolutions, NCHW activations, ONNX Conv / ConvTranspose semantics.
+// 2-D convolutions, NCHW activations, ONNX Conv / ConvTranspose semantics,
+// and conv2d_nchwc in blocked layouts (its own docstring below).
 //
 // Attributes (AttributeError naming the op and attribute when out of range):
 //   strides   {sh, sw}, >= 1
@@ -33,7 +34,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), c
 
 /**
  * Convolution in blocked layouts (TVM's conv2d_NCHWc; oneDNN's nChw16c /
- * OIhw16i16o for cb = ob = 16), for kernels whose neighbours keep the layout:
+ * OIhw16i16o for cb = ob = 16), for graphs that keep activations blocked:
  *   x [N, C/cb, H, W, cb], w [O/ob, C/cb, KH, KW, cb, ob] -> y [N, O/ob, OH, OW, ob]
  *   OH = floor((H + top + bottom - KH) / sh) + 1   (likewise OW)
  *   y[n, k, h, w, kb] = sum_{rco, ry, rci, rx} xpad[n, rco, h*sh + ry, w*sw + rx, rci]
@@ -42,10 +43,13 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), c
  * o = k * ob + kb. The block axes are innermost in memory: a vector of ob
  * output channels is one dense load of the weight, and the output keeps the
  * layout, so no transpose is needed (Georganas et al., SC 2018, section 3).
- * No dilation or groups. Stages: "<name>.pad" (tag "injective") when padded,
- * then <name> (tag "conv2d_nchwc"; output axes n, k, h, w, kb; reduce axes
- * rco, ry, rci, rx in that loop order, as TVM's x86 schedule orders them). ShapeError when the block extents of x and w disagree
- * or OH < 1; AttributeError for strides < 1 or pads < 0.
+ * No dilation or groups. x and w share one dtype (DTypeError).
+ * Stages: "<name>.pad" (tag "injective") when padded, then <name> (tag
+ * "conv2d_nchwc"; output axes n, k, h, w, kb; reduce axes rco, ry, rci, rx,
+ * in the loop order of TVM's x86 schedule).
+ * ShapeError when x is not rank 5 or w not rank 6, when their channel blocks
+ * disagree, or when the kernel exceeds the padded input; AttributeError for
+ * strides < 1 or pads < 0.
  */
 Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t> &strides = {1, 1},
                     const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::string &name = "conv2d_nchwc");
