@@ -106,7 +106,7 @@ TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
 // re-measured schedules rank before those measured once: its single lucky
 // record no longer decides, and a single record from a faster phase of the
 // machine does not outrank schedules compared with each other.
-TEST_F(DatabaseTest, RepeatedScheduleCostsItsMiddleMeasurement) {
+TEST_F(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
   TuningLog log = TuningLog::open(path_);
   const std::string t = cpu_target(2).key();
   MeasureRecord lucky = record("w", t, 1.0, 7);  // schedule 7, measured 1.0 once...

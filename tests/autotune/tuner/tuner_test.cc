@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 #include "tests/autotune/gemm_task.h"
 #include "autotune/measure/record_store.h"
