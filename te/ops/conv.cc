@@ -2,6 +2,7 @@
 
 #include "te/errors.h"
 #include "te/ops/common.h"
+#include "te/ops/transform.h"
 
 namespace tetune {
 namespace ops {
@@ -117,19 +118,9 @@ Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t>
   if (Hp < KH || Wp < KW)
     throw ShapeError(op + ": kernel " + shape_str({KH, KW}) + " is larger than the padded input " + shape_str({Hp, Wp}));
   int64_t OH = (Hp - KH) / a.sh + 1, OW = (Wp - KW) / a.sw + 1;
-  Tensor xp = x;
-  if (a.pt || a.pl || a.pb || a.pr) {
-    xp = compute(
-        {N, CO, Hp, Wp, CB},
-        [&](const std::vector<Var> &i) {
-          Expr h = Expr(i[2]) - static_cast<int>(a.pt), ww = Expr(i[3]) - static_cast<int>(a.pl);
-          Expr inside = h >= 0 && h < static_cast<int>(H) && ww >= 0 && ww < static_cast<int>(W);
-          Expr v = x(i[0], i[1], clamp(h, 0, static_cast<int>(H - 1)), clamp(ww, 0, static_cast<int>(W - 1)), i[4]);
-          return select(inside, v, x.dtype().is_float() ? make_float(0, x.dtype()) : make_int(0, x.dtype()));
-        },
-        name + ".pad", "", {"n", "c", "h", "w", "cb"});
-    annotate(xp, "injective", {{"op", "Pad"}, {"pads", list_str({0, 0, a.pt, a.pl, 0, 0, 0, a.pb, a.pr, 0})}});
-  }
+  // The blocked input padded along h and w only (ONNX Pad order: all begins, then all ends).
+  Tensor xp = (a.pt || a.pl || a.pb || a.pr) ? pad(x, {0, 0, a.pt, a.pl, 0, 0, 0, a.pb, a.pr, 0}, "constant", 0.0, name + ".pad")
+                                             : x;
   Tensor conv = compute(
       {N, KO, OH, OW, KB},
       [&](const std::vector<Var> &i) {
