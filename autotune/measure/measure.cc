@@ -29,6 +29,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// A steady-clock reading in seconds, comparable across the processes of this machine (CLOCK_MONOTONIC).
+double clock_s(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
 
 // ---- a tiny binary message, child -> parent ---------------------------------
 struct Writer {
@@ -79,6 +81,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
   std::vector<double> costs;
   std::vector<NDArray> outs;
   double compile_s = 0;
+  double build_begin = 0, build_end = 0, timing_begin = 0, timing_end = 0;
   try {
     set_num_threads(std::max(1, task.threads));
     if (fault == "segfault") {
@@ -89,6 +92,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
       for (;;) pause();
     if (fault == "compile_error") throw CodegenError("injected compile error");
     auto t0 = Clock::now();
+    build_begin = clock_s(t0);
     BuildOptions bo;
     bo.inspect = false;  // features come from the parent's own lowering; JIT only
     bo.runtime_checks = opt.runtime_checks;
@@ -110,7 +114,9 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
         msg = "wrong answer: max error " + std::to_string(worst) + " (relative to max |ref|), tolerance " +
               std::to_string(opt.rtol + opt.atol);
       } else {
+        build_end = clock_s(Clock::now());
         if (wait_go) wait_go();
+        timing_begin = clock_s(Clock::now());
         for (int i = 0; i < opt.warmup; i++) k.run(inputs, outs);
         int number = opt.number;
         if (number <= 0) {
@@ -137,6 +143,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
           for (int i = 0; i < number; i++) k.run(inputs, outs);
           costs.push_back(seconds_since(t1) * 1e3 / number);
         }
+        timing_end = clock_s(Clock::now());
       }
     }
   } catch (const ScheduleError &e) {
@@ -150,6 +157,7 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
   }
   w.pod<int32_t>(static_cast<int32_t>(code));
   w.pod<double>(compile_s);
+  for (double t : {build_begin, build_end, timing_begin, timing_end}) w.pod<double>(t);
   w.str(msg);
   w.pod<uint64_t>(costs.size());
   for (double c : costs) w.pod<double>(c);
@@ -229,7 +237,7 @@ const std::vector<NDArray> &Measurer::reference() {
     throw MeasureError("reference of task '" + task_.name + "' failed: " + c.msg);
   Reader r{c.payload};
   auto code = static_cast<ErrorCode>(r.pod<int32_t>());
-  r.pod<double>();
+  for (int i = 0; i < 5; i++) r.pod<double>();  // compile time and the child's windows
   std::string msg = r.str();
   uint64_t nc = r.pod<uint64_t>();
   for (uint64_t i = 0; i < nc; i++) r.pod<double>();
@@ -262,6 +270,10 @@ void finish_result(const Task &task, const ChildOutcome &c, MeasureResult &res) 
     Reader r{c.payload};
     res.error = static_cast<ErrorCode>(r.pod<int32_t>());
     res.compile_s = r.pod<double>();
+    res.build_begin_s = r.pod<double>();
+    res.build_end_s = r.pod<double>();
+    res.timing_begin_s = r.pod<double>();
+    res.timing_end_s = r.pod<double>();
     res.error_msg = r.str();
     uint64_t nc = r.pod<uint64_t>();
     for (uint64_t i = 0; i < nc && r.ok; i++) res.costs_ms.push_back(r.pod<double>());
@@ -328,110 +340,118 @@ MeasureResult Measurer::measure(const MeasureInput &in) {
 
 std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInput> &ins) {
   std::vector<MeasureResult> out(ins.size());
-  const size_t group = static_cast<size_t>(std::max(1, options_.parallel_builds));
-  if (group <= 1 || ins.size() <= 1) {
+  const size_t builders = static_cast<size_t>(std::max(1, options_.parallel_builds));
+  if (builders <= 1 || ins.size() <= 1) {
     for (size_t i = 0; i < ins.size(); i++) out[i] = measure(ins[i]);
     return out;
   }
+  const size_t alive_cap = std::max(builders, static_cast<size_t>(std::max(1, options_.max_alive)));
   const std::vector<NDArray> &ref = reference();
-  for (size_t g0 = 0; g0 < ins.size(); g0 += group) {
-    const size_t g1 = std::min(ins.size(), g0 + group);
-    auto tg = Clock::now();
-    std::vector<std::unique_ptr<Schedule>> scheds(g1 - g0);
-    std::vector<GroupChild> kids;  // a child still alive when this throws is killed by ~Child
-    kids.reserve(g1 - g0);
-    struct CloseGoPipes {
-      std::vector<GroupChild> &k;
-      ~CloseGoPipes() {
-        for (auto &c : k) close_fd(c.gofd);
-      }
-    } close_go{kids};
-    for (size_t i = g0; i < g1; i++) {
-      scheds[i - g0] = prepare(task_, ins[i], out[i]);
-      if (!scheds[i - g0]) continue;
-      int gp[2];
-      if (pipe(gp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
-      const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
-      GroupChild c;
-      try {
-        c.child = rt::Child::spawn([&](int rfd) {
-          prctl(PR_SET_PDEATHSIG, SIGKILL);
-          for (auto &k : kids) {  // siblings' pipe ends
-            close(k.child.fd());
-            close_fd(k.gofd);
-          }
-          close(gp[1]);
-          std::string msg = child_work(task_, options_, *scheds[i - g0], inputs_, &ref, fault, [&] {
-            rt::write_all(rfd, "R");
-            char go = 0;
-            ssize_t n;
-            while ((n = read(gp[0], &go, 1)) < 0 && errno == EINTR) {
-            }
-            if (n != 1 || go != 'G') _exit(4);
-          });
-          rt::write_all(rfd, "F" + msg);
-        });
-      } catch (...) {
-        close(gp[0]);
+  auto t0 = Clock::now();
+  std::vector<std::unique_ptr<Schedule>> scheds(ins.size());
+  std::vector<GroupChild> kids;  // a child still alive when this throws is killed by ~Child
+  kids.reserve(ins.size());      // never reallocates: the poll loop keeps pointers into it
+  struct CloseGoPipes {
+    std::vector<GroupChild> &k;
+    ~CloseGoPipes() {
+      for (auto &c : k) close_fd(c.gofd);
+    }
+  } close_go{kids};
+  size_t building = 0, ready = 0, next = 0;
+
+  // Forks the child of input i (or records its invalid schedule without one).
+  auto spawn = [&](size_t i) {
+    scheds[i] = prepare(task_, ins[i], out[i]);
+    if (!scheds[i]) return;
+    int gp[2];
+    if (pipe(gp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
+    const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
+    GroupChild c;
+    try {
+      c.child = rt::Child::spawn([&](int rfd) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (auto &k : kids) {  // siblings' pipe ends (-1 once a sibling is reaped)
+          if (k.child.fd() >= 0) close(k.child.fd());
+          close_fd(k.gofd);
+        }
         close(gp[1]);
-        throw;
-      }
+        std::string msg = child_work(task_, options_, *scheds[i], inputs_, &ref, fault, [&] {
+          rt::write_all(rfd, "R");
+          char go = 0;
+          ssize_t n;
+          while ((n = read(gp[0], &go, 1)) < 0 && errno == EINTR) {
+          }
+          if (n != 1 || go != 'G') _exit(4);
+        });
+        rt::write_all(rfd, "F" + msg);
+      });
+    } catch (...) {
       close(gp[0]);
-      c.index = i;
-      c.gofd = gp[1];
-      c.start = Clock::now();
-      kids.push_back(std::move(c));
+      close(gp[1]);
+      throw;
     }
-    auto finish_child = [&](GroupChild &c) {
-      close_fd(c.gofd);
-      rt::ChildExit e = c.child.reap(c.timed_out);
-      const bool complete = !e.payload.empty() && e.payload[0] == 'F';
-      if (complete) e.payload.erase(0, 1);
-      ChildOutcome oc = outcome(std::move(e), options_.timeout_s);
-      if (oc.code == ErrorCode::kNoError && !complete) {
-        oc.code = ErrorCode::kUnknown;
-        oc.msg = "truncated result from the measuring process";
+    close(gp[0]);
+    c.index = i;
+    c.gofd = gp[1];
+    c.start = Clock::now();
+    kids.push_back(std::move(c));
+    building++;
+  };
+  auto finish_child = [&](GroupChild &c) {
+    if (c.state == GroupChild::kBuilding) building--;
+    if (c.state == GroupChild::kReady) ready--;
+    close_fd(c.gofd);
+    rt::ChildExit e = c.child.reap(c.timed_out);
+    const bool complete = !e.payload.empty() && e.payload[0] == 'F';
+    if (complete) e.payload.erase(0, 1);
+    ChildOutcome oc = outcome(std::move(e), options_.timeout_s);
+    if (oc.code == ErrorCode::kNoError && !complete) {
+      oc.code = ErrorCode::kUnknown;
+      oc.msg = "truncated result from the measuring process";
+    }
+    finish_result(task_, oc, out[c.index]);
+    c.state = GroupChild::kDone;
+  };
+  // Waits for building children until one becomes ready ('R'), ends, or runs out of time.
+  const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  auto wait_for_builders = [&] {
+    std::vector<pollfd> pfds;
+    std::vector<GroupChild *> who;
+    auto now = Clock::now();
+    double wait_ms = 1e9;
+    for (auto &c : kids) {
+      if (c.state != GroupChild::kBuilding) continue;
+      double left = std::chrono::duration<double, std::milli>(c.start + timeout - now).count();
+      if (left <= 0) {
+        c.timed_out = true;
+        finish_child(c);
+        continue;
       }
-      finish_result(task_, oc, out[c.index]);
-      c.state = GroupChild::kDone;
-    };
-    // Phase 1: all children build and check in parallel; each ends ready ('R') or done.
-    auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
-    for (;;) {
-      std::vector<pollfd> pfds;
-      std::vector<GroupChild *> who;
-      auto now = Clock::now();
-      double wait_ms = 1e9;
-      for (auto &c : kids) {
-        if (c.state != GroupChild::kBuilding) continue;
-        double left = std::chrono::duration<double, std::milli>(c.start + timeout - now).count();
-        if (left <= 0) {
-          c.timed_out = true;
-          finish_child(c);
-          continue;
-        }
-        wait_ms = std::min(wait_ms, left);
-        pfds.push_back(pollfd{c.child.fd(), POLLIN, 0});
-        who.push_back(&c);
-      }
-      if (pfds.empty()) break;
-      int r = poll(pfds.data(), pfds.size(), static_cast<int>(wait_ms) + 1);
-      if (r < 0 && errno != EINTR) throw MeasureError(std::string("poll() failed: ") + std::strerror(errno));
-      if (r <= 0) continue;
-      for (size_t k = 0; k < pfds.size(); k++) {
-        if (!pfds[k].revents) continue;
-        GroupChild &c = *who[k];
-        bool more = c.child.read_some();
-        if (!c.child.received().empty() && c.child.received()[0] == 'R') {
-          c.child.consume(1);
-          c.state = GroupChild::kReady;
-          c.used_s = seconds_since(c.start);
-        } else if (!more) {
-          finish_child(c);
-        }
+      wait_ms = std::min(wait_ms, left);
+      pfds.push_back(pollfd{c.child.fd(), POLLIN, 0});
+      who.push_back(&c);
+    }
+    if (pfds.empty()) return;
+    int r = poll(pfds.data(), pfds.size(), static_cast<int>(wait_ms) + 1);
+    if (r < 0 && errno != EINTR) throw MeasureError(std::string("poll() failed: ") + std::strerror(errno));
+    if (r <= 0) return;
+    for (size_t k = 0; k < pfds.size(); k++) {
+      if (!pfds[k].revents) continue;
+      GroupChild &c = *who[k];
+      bool more = c.child.read_some();
+      if (!c.child.received().empty() && c.child.received()[0] == 'R') {
+        c.child.consume(1);
+        c.state = GroupChild::kReady;
+        c.used_s = seconds_since(c.start);
+        building--;
+        ready++;
+      } else if (!more) {
+        finish_child(c);
       }
     }
-    // Phase 2: time the ready children strictly one at a time.
+  };
+  // Times the ready children strictly one at a time, in input order.
+  auto time_ready = [&] {
     for (auto &c : kids) {
       if (c.state != GroupChild::kReady) continue;
       auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -441,11 +461,24 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
       c.timed_out = !c.child.read_until(deadline);
       finish_child(c);
     }
-    double group_wall = seconds_since(tg) / static_cast<double>(g1 - g0);
-    for (size_t i = g0; i < g1; i++) {
-      finalize_result(task_, out[i]);
-      out[i].wall_s = group_wall;
+  };
+  // Keep `builders` children compiling while fewer than alive_cap are alive; time the
+  // ready ones only when none is compiling (and no more may start).
+  for (;;) {
+    if (next < ins.size() && building < builders && building + ready < alive_cap) {
+      spawn(next++);
+    } else if (building > 0) {
+      wait_for_builders();
+    } else if (ready > 0) {
+      time_ready();
+    } else {
+      break;
     }
+  }
+  double per_input_wall = seconds_since(t0) / static_cast<double>(ins.size());
+  for (auto &r : out) {
+    finalize_result(task_, r);
+    r.wall_s = per_input_wall;
   }
   return out;
 }

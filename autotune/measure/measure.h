@@ -8,9 +8,12 @@
 //    trivial pipeline here (MeasureOptions::warm_jit), so that every child
 //    inherits an initialised LLVM + Halide JIT runtime (compile ~540 -> ~170 ms).
 //  * measure_batch with parallel_builds = N > 1: N children compile and check
-//    at once; each then waits, and the parent lets them time strictly one at a
-//    time once none of them is compiling (timing overlaps nothing of ours).
-//    timeout_s counts each child's own build+check+timing, not the waiting.
+//    at once; a child that is done waits to be timed, and the parent forks the
+//    next candidate in its place, so both cores keep compiling. Once
+//    max_alive children are alive (or no candidate is left), the parent stops
+//    forking, lets the compiling ones finish, and then times the waiting ones
+//    strictly one at a time (timing overlaps nothing of ours). timeout_s
+//    counts each child's own build+check+timing, not the waiting.
 //  * Reference: on first use a child builds the task with the default
 //    Schedule(outputs), runs it on the fixed random inputs and sends the
 //    outputs back over a pipe; the parent keeps them in memory, so every later
@@ -58,6 +61,12 @@ struct MeasureOptions {
   std::string test_fault;      // applied to every candidate (see MeasureInput::test_fault)
   int parallel_builds = 2;     // measure_batch: children that compile + check at once (timing is never parallel)
   /**
+   * measure_batch: children alive at once, compiling or waiting to be timed.
+   * More amortise the moment when one core idles while the last build of a
+   * group finishes; each waiting child holds its compiled kernel (tens of MB).
+   */
+  int max_alive = 8;
+  /**
    * Build candidates with Halide's runtime assertions (BuildOptions::runtime_checks).
    * Off by default: the measurer passes buffers of the exact shapes, the
    * reference check catches a wrong kernel, and compiles are 25-30% faster.
@@ -87,7 +96,12 @@ struct MeasureResult {
   double median_ms = 0;        // +inf on error
   double gflops = 0;           // task.flops / median; 0 on error
   double compile_s = 0;        // build time in the child
-  double wall_s = 0;           // whole measurement, parent side
+  double wall_s = 0;           // whole measurement, parent side (measure_batch: its wall time / inputs)
+  // The child's windows, in steady-clock seconds (CLOCK_MONOTONIC, comparable
+  // across processes); 0 where it did not get there. build: compile and the
+  // reference check; timing: warm-up and timed runs.
+  double build_begin_s = 0, build_end_s = 0;
+  double timing_begin_s = 0, timing_end_s = 0;
   bool ok() const { return error == ErrorCode::kNoError; }
 };
 

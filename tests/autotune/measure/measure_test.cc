@@ -98,6 +98,50 @@ TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
   EXPECT_EQ(s[2].error, ErrorCode::kWrongAnswer);
 }
 
+// The parallel batch keeps both cores compiling, but a candidate is timed only
+// while no other child of ours builds, and never more than max_alive children
+// are alive. Checked on the windows each child reports (CLOCK_MONOTONIC).
+TEST(Measure, ParallelBatchTimesOnlyWhileNothingBuilds) {
+  Task t = gemm_task(48);
+  MeasureOptions o;
+  o.timeout_s = 10;
+  o.min_repeat_ms = 2;
+  o.parallel_builds = 2;
+  o.max_alive = 3;
+  Measurer m(t, o);
+  std::vector<MeasureInput> ins(7, MeasureInput{tiled(t), ""});
+  auto r = m.measure_batch(ins);
+  ASSERT_EQ(r.size(), ins.size());
+  for (const auto &x : r) {
+    ASSERT_TRUE(x.ok()) << x.error_msg;
+    EXPECT_LT(x.build_begin_s, x.build_end_s);
+    EXPECT_LE(x.build_end_s, x.timing_begin_s);
+    EXPECT_LT(x.timing_begin_s, x.timing_end_s);
+  }
+  auto overlap = [](double b0, double e0, double b1, double e1) { return b0 < e1 && b1 < e0; };
+  bool builds_overlapped = false;
+  for (size_t i = 0; i < r.size(); i++)
+    for (size_t j = 0; j < r.size(); j++) {
+      if (i == j) continue;
+      EXPECT_FALSE(overlap(r[i].timing_begin_s, r[i].timing_end_s, r[j].build_begin_s, r[j].build_end_s))
+          << "candidate " << i << " was timed while candidate " << j << " built";
+      EXPECT_FALSE(overlap(r[i].timing_begin_s, r[i].timing_end_s, r[j].timing_begin_s, r[j].timing_end_s));
+      builds_overlapped |= overlap(r[i].build_begin_s, r[i].build_end_s, r[j].build_begin_s, r[j].build_end_s);
+    }
+  EXPECT_TRUE(builds_overlapped) << "no two candidates compiled at the same time";
+  // A core freed by a finished build is refilled: some build starts while another candidate waits to be timed.
+  bool refilled = false;
+  for (const auto &x : r)
+    for (const auto &y : r) refilled |= x.build_end_s <= y.build_begin_s && y.build_begin_s < x.timing_begin_s;
+  EXPECT_TRUE(refilled);
+  // A child lives at least from its build's start to its timing's end.
+  for (const auto &x : r) {
+    int alive = 0;
+    for (const auto &y : r) alive += y.build_begin_s <= x.build_begin_s && x.build_begin_s < y.timing_end_s;
+    EXPECT_LE(alive, o.max_alive);
+  }
+}
+
 TEST(Measure, TuningLoopContinuesAfterFaultsAndRecordsThem) {
   Task t = gemm_task(32);
   std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/faults.db";
