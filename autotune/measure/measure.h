@@ -50,8 +50,13 @@ namespace autotune {
 struct MeasureOptions {
   int number = 0;              // runs per repeat; 0 = auto from min_repeat_ms
   int repeat = 3;              // timed repeats (costs_ms has this many values)
-  int warmup = 1;              // untimed runs before timing
-  double min_repeat_ms = 20;   // target duration of one repeat when number = 0
+  int warmup = 0;              // untimed runs before timing (the checked run and the calibration run warm up)
+  /**
+   * Target duration of one repeat when number = 0. 10 ms: the machine's slow
+   * and fast phases last seconds, so longer repeats do not average them out
+   * (the tuner's confirmation rounds do); they only cost candidates per second.
+   */
+  double min_repeat_ms = 10;
   int max_number = 1000;       // cap of the automatic number
   double timeout_s = 20;       // per candidate: compile + check + timing
   double reference_timeout_s = 600;
