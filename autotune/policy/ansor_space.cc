@@ -49,10 +49,11 @@ class AnsorSpace : public Space {
     return to_point(space_.crossover(to_candidate(a), to_candidate(b), rng));
   }
   std::string family(const Point &p) const override { return space_.family(to_candidate(p)); }
-  std::vector<Step> steps(const Point &p) const override {
-    std::vector<Step> s = space_.steps(to_candidate(p));
+  std::vector<Step> steps(const Point &p) const override { return schedule(p)->trace(); }
+  std::shared_ptr<const Schedule> schedule(const Point &p) const override {
+    auto s = std::make_shared<const Schedule>(space_.schedule(to_candidate(p)));
     std::lock_guard<std::mutex> lk(mu_);
-    seen_.emplace(steps_key(s), p);
+    seen_.emplace(steps_key(s->trace()), p);
     return s;
   }
   std::optional<Point> from_steps(const std::vector<Step> &steps) const override {

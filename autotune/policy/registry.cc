@@ -117,8 +117,13 @@ const PointInfo &PointCache::info(const Point &p) {
   if (it != cache_.end()) return it->second;
   PointInfo in;
   try {
-    in.steps = space_.steps(p);
-    replay(task_.outputs, in.steps);
+    in.built = space_.schedule(p);
+    if (in.built) {
+      in.steps = in.built->trace();
+    } else {
+      in.steps = space_.steps(p);
+      in.built = std::make_shared<const Schedule>(replay(task_.outputs, in.steps));
+    }
     in.steps_key = steps_key(in.steps);
     in.valid = true;
   } catch (const Error &e) {
@@ -133,7 +138,7 @@ const PointInfo &PointCache::with_features(const Point &p) {
   if (!c.valid || c.has_features) return c;
   PointInfo &in = cache_[p.key()];
   try {
-    in.features = features::schedule_features(replay(task_.outputs, in.steps), task_);
+    in.features = features::schedule_features(in.built ? *in.built : replay(task_.outputs, in.steps), task_);
     lowered_++;
   } catch (const Error &e) {
     in.valid = false;
@@ -141,6 +146,7 @@ const PointInfo &PointCache::with_features(const Point &p) {
     in.features.assign(features::kNumFeatures, 0.0f);
   }
   in.has_features = true;
+  in.built.reset();  // thousands of points are cached: keep their steps, not their schedules
   return in;
 }
 

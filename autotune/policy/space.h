@@ -40,6 +40,16 @@ class Space {
   /** Schedule steps of p (replayable on the task's outputs). May raise ScheduleError. */
   virtual std::vector<Step> steps(const Point &p) const = 0;
   /**
+   * The schedule of p, for a space that builds it anyway while making its
+   * steps (its trace() is steps(p)); nullptr when the caller should replay
+   * steps(p) instead (the default). Saves the search a replay per point.
+   * May raise ScheduleError.
+   */
+  virtual std::shared_ptr<const Schedule> schedule(const Point &p) const {
+    (void)p;
+    return nullptr;
+  }
+  /**
    * A coarse structural class of p (the Ansor space: its sketch, register
    * block shape and accumulator level; SearchSpace::family). Policies spread
    * a batch over classes so that a cost model sure of one class does not

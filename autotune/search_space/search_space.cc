@@ -320,7 +320,9 @@ Candidate SearchSpace::crossover(const Candidate &a, const Candidate &b, std::mt
   return out;
 }
 
-std::vector<Step> SearchSpace::steps(const Candidate &c) const {
+std::vector<Step> SearchSpace::steps(const Candidate &c) const { return schedule(c).trace(); }
+
+Schedule SearchSpace::schedule(const Candidate &c) const {
   if (c.sketch < 0 || c.sketch >= num_sketches()) throw Error("search space: candidate of unknown sketch " + std::to_string(c.sketch));
   const Sketch &s = impl_->sketches[c.sketch];
   Inst in{impl_->graph, s, c, Schedule(impl_->task.outputs), {}};
@@ -339,10 +341,8 @@ std::vector<Step> SearchSpace::steps(const Candidate &c) const {
       case PlanKind::RFactor: instantiate_rfactor(in, p); break;
     }
   }
-  return in.sch.trace();
+  return in.sch;
 }
-
-Schedule SearchSpace::schedule(const Candidate &c) const { return replay(impl_->task.outputs, steps(c)); }
 
 }  // namespace autotune
 }  // namespace tetune

@@ -74,9 +74,9 @@ class SearchSpace {
   /** Mixes parameters of two candidates of the same sketch (else returns a copy of a, also when the mix's register block is too big). */
   Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const;
 
-  /** The schedule steps of c, replayable with schedule/trace.h's replay(). */
+  /** The schedule steps of c (schedule(c).trace()), replayable with schedule/trace.h's replay(). */
   std::vector<Step> steps(const Candidate &c) const;
-  /** replay(task.outputs, steps(c)). Raises ScheduleError if illegal. */
+  /** The schedule of c, built step by step (equal to replaying steps(c)). Raises ScheduleError if illegal. */
   Schedule schedule(const Candidate &c) const;
 
   struct Impl;

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "autotune/features/features.h"
 #include "autotune/search_space/search_space.h"
 #include "autotune/task.h"
 #include "codegen/kernel.h"
@@ -130,6 +131,8 @@ struct Checker {
     EXPECT_EQ(s.trace(), steps);
     Schedule r = replay(task.outputs, trace_from_json(trace_to_json(s), task.outputs));
     EXPECT_EQ(r.trace(), steps);
+    // The search scores the schedule as built; the measurer replays its steps.
+    EXPECT_EQ(features::schedule_features(s, task), features::schedule_features(r, task));
     std::string trace = trace_to_json(s);
     if (std::getenv("SS_VERBOSE")) std::cerr << what << " " << c.key() << "\n" << trace << std::endl;
     try {
