@@ -179,6 +179,45 @@ bool fill_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
   set_tile(c, s.tiles[a], l);
   return true;
 }
+
+// Unrolls the reduction inside one register block of c: a stage with one
+// reduce tile, a vectorized spatial tile and a max_unroll choice gets its
+// innermost reduce level (R1) set to 2 or 4 and the smallest max_unroll that
+// covers the block's rows times R1 (rule_parallel_vectorize_unroll.cc unrolls
+// the rows, then R1, within it). False when no stage qualifies or the block
+// is too tall for the largest max_unroll.
+bool unroll_some_reduction(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
+  std::vector<size_t> reduce_tiles;
+  for (size_t a = 0; a < s.tiles.size(); a++) {
+    if (s.tiles[a].levels != 2) continue;
+    int reduce = 0;
+    bool vector = false;
+    for (const auto &t : s.tiles)
+      if (t.stage == s.tiles[a].stage) reduce += t.levels == 2, vector |= t.vec_axis;
+    if (reduce == 1 && vector) reduce_tiles.push_back(a);
+  }
+  if (reduce_tiles.empty()) return false;
+  const TileSpec &r = s.tiles[reduce_tiles[std::uniform_int_distribution<size_t>(0, reduce_tiles.size() - 1)(rng)]];
+  const ChoiceSpec *unroll = nullptr;
+  for (const auto &ch : s.choices)
+    if (ch.name == r.stage + ".max_unroll") unroll = &ch;
+  if (!unroll) return false;
+  int64_t rows = 1;  // the block's non-vector S3 lengths, all unrolled
+  for (const auto &t : s.tiles)
+    if (t.stage == r.stage && t.levels == 4 && !t.vec_axis) rows *= innermost_length(c, t);
+  std::vector<int64_t> r1s;
+  for (int64_t f : {2, 4})
+    if (r.extent % f == 0) r1s.push_back(f);
+  if (r1s.empty()) return false;
+  int64_t r1 = r1s[std::uniform_int_distribution<size_t>(0, r1s.size() - 1)(rng)];
+  int64_t budget = 0;
+  for (int64_t v : unroll->values)
+    if (v >= rows * r1 && (budget == 0 || v < budget)) budget = v;
+  if (budget == 0 || !valid_tile(r, {r1})) return false;
+  set_tile(c, r, {r1});
+  c.params[unroll->name] = budget;
+  return true;
+}
 }  // namespace
 
 SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
@@ -270,6 +309,10 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   if (std::bernoulli_distribution(kFillRowsProbability)(rng)) {
     Candidate next = out;
     if (fill_some_block(s, next, rng) && keeps_block_bound(*this, next, out)) return next;
+  }
+  if (std::bernoulli_distribution(kUnrollReductionProbability)(rng)) {
+    Candidate next = out;
+    if (unroll_some_reduction(s, next, rng) && next.params != out.params) return next;
   }
   for (int attempt = 0; attempt < 16; attempt++) {
     size_t k = std::uniform_int_distribution<size_t>(0, n - 1)(rng);

@@ -189,6 +189,41 @@ TEST(SearchSpace, GemmLegal) {
   ch.run(kSamples, kMutations, kCrossovers, 1);
 }
 
+// A register block whose reduction is not unrolled reaches, in one mutation,
+// the same block with its reduction split by 2 or 4 and unrolled: the reduce
+// tile and max_unroll change together (and the result is legal and correct).
+TEST(SearchSpace, MutationUnrollsTheReductionOfARegisterBlock) {
+  Checker ch(make_task("gemm_96x64x64", gemm(96, 64, 64)));
+  auto unrolled_reduction = [&](const Candidate &c) {
+    for (const Step &s : ch.space.steps(c))
+      if (s.kind == "unroll" && s.stage == "C.local" && s.axes.size() == 1 && s.axes[0].rfind("k", 0) == 0) return true;
+    return false;
+  };
+  std::mt19937_64 rng(5);
+  int rolled = 0, unrolled_by_mutation = 0;
+  for (int i = 0; i < 400 && unrolled_by_mutation < 3; i++) {
+    Candidate c = ch.space.sample(rng);
+    if (!ch.space.steps(c).size() || unrolled_reduction(c)) continue;
+    bool has_local = false;
+    for (const Step &s : ch.space.steps(c)) has_local |= s.stage == "C.local";
+    if (!has_local) continue;
+    rolled++;
+    for (int m = 0; m < 40; m++) {
+      Candidate n = ch.space.mutate(c, rng);
+      // One step that changes the reduce tile and the unroll budget together (other mutations change one parameter).
+      std::set<std::string> changed;
+      for (const auto &[name, v] : n.params)
+        if (!c.params.count(name) || c.params.at(name) != v) changed.insert(name);
+      if (changed != std::set<std::string>{"C.tile.k.1", "C.max_unroll"} || !unrolled_reduction(n)) continue;
+      ch.check(n, "reduction unrolled");
+      unrolled_by_mutation++;
+      break;
+    }
+  }
+  EXPECT_GT(rolled, 0);
+  EXPECT_GE(unrolled_by_mutation, 3) << "of " << rolled << " register blocks with a rolled reduction";
+}
+
 TEST(SearchSpace, GemmOddLegal) {
   Checker ch(make_task("gemm_37x29x45", gemm(37, 29, 45)));
   ch.run(kSamples, kMutations, kCrossovers, 2);
