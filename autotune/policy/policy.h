@@ -38,7 +38,7 @@ struct PointInfo {
   std::string steps_key;         // steps_key(steps)
   std::vector<float> features;   // features::schedule_features (when computed)
   bool has_features = false;
-  std::shared_ptr<const Schedule> built;  // the space's schedule, kept until the features are taken
+  std::shared_ptr<const Schedule> built;  // the schedule (as the space built it, or replayed), kept until the features are taken
   std::string error;             // why it is invalid
 };
 
