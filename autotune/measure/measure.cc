@@ -226,6 +226,22 @@ Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task
     inputs_.push_back(NDArray::random(ins[i].shape(), ins[i].dtype(), options_.seed + i));
 }
 
+namespace {
+// Reads what child_work writes before the outputs: code, compile time, the
+// windows, message and costs. r.ok is false when the message was cut short.
+void read_result(Reader &r, MeasureResult &res) {
+  res.error = static_cast<ErrorCode>(r.pod<int32_t>());
+  res.compile_s = r.pod<double>();
+  res.build_begin_s = r.pod<double>();
+  res.build_end_s = r.pod<double>();
+  res.timing_begin_s = r.pod<double>();
+  res.timing_end_s = r.pod<double>();
+  res.error_msg = r.str();
+  uint64_t nc = r.pod<uint64_t>();
+  for (uint64_t i = 0; i < nc && r.ok; i++) res.costs_ms.push_back(r.pod<double>());
+}
+}  // namespace
+
 const std::vector<NDArray> &Measurer::reference() {
   if (have_reference_) return reference_;
   warm_up();
@@ -236,13 +252,10 @@ const std::vector<NDArray> &Measurer::reference() {
   if (c.code != ErrorCode::kNoError)
     throw MeasureError("reference of task '" + task_.name + "' failed: " + c.msg);
   Reader r{c.payload};
-  auto code = static_cast<ErrorCode>(r.pod<int32_t>());
-  for (int i = 0; i < 5; i++) r.pod<double>();  // compile time and the child's windows
-  std::string msg = r.str();
-  uint64_t nc = r.pod<uint64_t>();
-  for (uint64_t i = 0; i < nc; i++) r.pod<double>();
-  if (!r.ok || code != ErrorCode::kNoError)
-    throw MeasureError("reference of task '" + task_.name + "' failed: " + (r.ok ? msg : "truncated result"));
+  MeasureResult head;
+  read_result(r, head);
+  if (!r.ok || !head.ok())
+    throw MeasureError("reference of task '" + task_.name + "' failed: " + (r.ok ? head.error_msg : "truncated result"));
   uint64_t nouts = r.pod<uint64_t>();
   if (nouts != task_.outputs.size()) throw MeasureError("reference of task '" + task_.name + "': bad output count");
   std::vector<NDArray> outs;
@@ -268,15 +281,7 @@ void finish_result(const Task &task, const ChildOutcome &c, MeasureResult &res) 
     res.error_msg = c.msg;
   } else {
     Reader r{c.payload};
-    res.error = static_cast<ErrorCode>(r.pod<int32_t>());
-    res.compile_s = r.pod<double>();
-    res.build_begin_s = r.pod<double>();
-    res.build_end_s = r.pod<double>();
-    res.timing_begin_s = r.pod<double>();
-    res.timing_end_s = r.pod<double>();
-    res.error_msg = r.str();
-    uint64_t nc = r.pod<uint64_t>();
-    for (uint64_t i = 0; i < nc && r.ok; i++) res.costs_ms.push_back(r.pod<double>());
+    read_result(r, res);
     if (!r.ok) {
       res.error = ErrorCode::kUnknown;
       res.error_msg = "truncated result from the measuring process";
@@ -348,7 +353,6 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
   const size_t alive_cap = std::max(builders, static_cast<size_t>(std::max(1, options_.max_alive)));
   const std::vector<NDArray> &ref = reference();
   auto t0 = Clock::now();
-  std::vector<std::unique_ptr<Schedule>> scheds(ins.size());
   std::vector<GroupChild> kids;  // a child still alive when this throws is killed by ~Child
   kids.reserve(ins.size());      // never reallocates: the poll loop keeps pointers into it
   struct CloseGoPipes {
@@ -357,12 +361,15 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
       for (auto &c : k) close_fd(c.gofd);
     }
   } close_go{kids};
-  size_t building = 0, ready = 0, next = 0;
+  size_t next = 0;
+  auto count = [&](GroupChild::State st) {
+    return static_cast<size_t>(std::count_if(kids.begin(), kids.end(), [&](const GroupChild &c) { return c.state == st; }));
+  };
 
   // Forks the child of input i (or records its invalid schedule without one).
   auto spawn = [&](size_t i) {
-    scheds[i] = prepare(task_, ins[i], out[i]);
-    if (!scheds[i]) return;
+    std::unique_ptr<Schedule> sched = prepare(task_, ins[i], out[i]);
+    if (!sched) return;
     int gp[2];
     if (pipe(gp) != 0) throw MeasureError(std::string("pipe() failed: ") + std::strerror(errno));
     const std::string fault = ins[i].test_fault.empty() ? options_.test_fault : ins[i].test_fault;
@@ -375,7 +382,7 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
           close_fd(k.gofd);
         }
         close(gp[1]);
-        std::string msg = child_work(task_, options_, *scheds[i], inputs_, &ref, fault, [&] {
+        std::string msg = child_work(task_, options_, *sched, inputs_, &ref, fault, [&] {
           rt::write_all(rfd, "R");
           char go = 0;
           ssize_t n;
@@ -395,11 +402,8 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
     c.gofd = gp[1];
     c.start = Clock::now();
     kids.push_back(std::move(c));
-    building++;
   };
   auto finish_child = [&](GroupChild &c) {
-    if (c.state == GroupChild::kBuilding) building--;
-    if (c.state == GroupChild::kReady) ready--;
     close_fd(c.gofd);
     rt::ChildExit e = c.child.reap(c.timed_out);
     const bool complete = !e.payload.empty() && e.payload[0] == 'F';
@@ -443,8 +447,6 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
         c.child.consume(1);
         c.state = GroupChild::kReady;
         c.used_s = seconds_since(c.start);
-        building--;
-        ready++;
       } else if (!more) {
         finish_child(c);
       }
@@ -465,6 +467,7 @@ std::vector<MeasureResult> Measurer::measure_batch(const std::vector<MeasureInpu
   // Keep `builders` children compiling while fewer than alive_cap are alive; time the
   // ready ones only when none is compiling (and no more may start).
   for (;;) {
+    const size_t building = count(GroupChild::kBuilding), ready = count(GroupChild::kReady);
     if (next < ins.size() && building < builders && building + ready < alive_cap) {
       spawn(next++);
     } else if (building > 0) {

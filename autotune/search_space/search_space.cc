@@ -384,7 +384,7 @@ Schedule SearchSpace::schedule(const Candidate &c) const {
       case PlanKind::RFactor: instantiate_rfactor(in, p); break;
     }
   }
-  return in.sch;
+  return std::move(in.sch);
 }
 
 }  // namespace autotune
