@@ -2,6 +2,9 @@
 //
 //   tetune tune-op --op matmul --shape 1024,1024,1024 --trials 256 [--threads 2]
 //       [--policy evolutionary|annealing|random] [--db PATH] [--resume] [--plot curve.svg]
+//       [--target host|cuda|HALIDE_TARGET] [--remote-command 'CMD {dir} {runner}'] [--runner PATH]
+//   A GPU target is always measured by tetune_measure_runner (CUDA events), on
+//   this machine unless --remote-command sends the batch elsewhere.
 //   shapes as `tetune ops` lists them: matmul M,N,K ; conv2d N,C,H,W,K,R,S[,stride[,pad]] (NCHW, KCRS weights)
 #include <dnnl.h>
 
@@ -16,6 +19,7 @@
 
 #include "autotune/policy/policy.h"
 #include "autotune/tuner.h"
+#include "codegen/kernel.h"
 #include "te/errors.h"
 #include "te/ops/registry.h"
 #include "tools/commands.h"
@@ -104,7 +108,7 @@ double onednn_gemm_gflops(int64_t M, int64_t N, int64_t K, int threads) {
 void add_tune_op_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("tune-op", "auto-tune one operator and store every measurement in the tuning log");
   struct Args {
-    std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb";
+    std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb", target = "host";
     int trials = 64, threads = 2, batch = 16;
     bool resume = false, no_library = false, flush_cache = false;
     std::string remote_command, runner;
@@ -127,11 +131,19 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
   cmd->add_flag("--no-library", a->no_library, "skip the oneDNN comparison");
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
+  cmd->add_option("--target", a->target, "host | cuda | a Halide target string (default host)");
+  cmd->add_option("--remote-command", a->remote_command,
+                  "measure elsewhere: /bin/sh command run per batch with {dir} (the batch directory) and {runner} "
+                  "substituted; it must leave {dir}/results.json (README: Measure on another machine)");
+  cmd->add_option("--runner", a->runner, "tetune_measure_runner for --remote-command / GPU targets "
+                                         "(default $TETUNE_MEASURE_RUNNER, else next to tetune, else on PATH)");
   cmd->callback([a] {
     std::string name;
     auto dims = ops::parse_int_list(a->shape);
     auto outs = build_op(a->op, dims, &name);
-    autotune::Task task = autotune::make_task(name, outs, Target{}, a->threads);
+    Target target{a->target};
+    const bool gpu = target.is_gpu();  // raises CodegenError naming an unknown target
+    autotune::Task task = autotune::make_task(name, outs, target, a->threads);
     autotune::TuneOptions o;
     o.trials = a->trials;
     o.batch_size = a->batch;
@@ -143,6 +155,14 @@ void add_tune_op_command(CLI::App &app) {
     o.seed = a->seed;
     o.op_name = a->op;
     o.measure.timeout_s = a->timeout;
+    // A GPU kernel is timed with CUDA events by the runner; the in-process
+    // measurer would time host-device copies with it.
+    if (gpu || !a->remote_command.empty() || !a->runner.empty()) {
+      autotune::RemoteOptions ro;
+      if (!a->remote_command.empty()) ro.command = a->remote_command;
+      ro.runner = a->runner;
+      o.remote = ro;
+    }
     o.progress = [](const autotune::TuneProgress &p) {
       int w = 30, fill = p.trials_total ? w * p.trials_done / p.trials_total : w;
       std::fprintf(stderr, "\r[%s%s] %d/%d  best %.2f GFLOP/s  errors %d  elapsed %s  ETA %s   ",
@@ -150,13 +170,14 @@ void add_tune_op_command(CLI::App &app) {
                    p.best_gflops, p.errors, fmt_time(p.elapsed_s).c_str(), fmt_time(p.eta_s).c_str());
       std::fflush(stderr);
     };
-    std::fprintf(stderr, "tune-op %s: %.3f GFLOP per run, %d threads, policy %s, space %s\n", name.c_str(),
-                 task.flops / 1e9, a->threads, a->policy.c_str(),
-                 (a->space.empty() ? autotune::policy::default_space_name() : a->space).c_str());
+    std::fprintf(stderr, "tune-op %s: %.3f GFLOP per run, target %s, %d threads, policy %s, space %s, measured %s\n",
+                 name.c_str(), task.flops / 1e9, a->target.c_str(), a->threads, a->policy.c_str(),
+                 (!a->space.empty() ? a->space : gpu ? std::string("gpu") : autotune::policy::default_space_name()).c_str(),
+                 o.remote ? ("by `" + o.remote->command + "`").c_str() : "here, in child processes");
     autotune::TuneResult r = autotune::tune(task, o);
     std::fprintf(stderr, "\n");
-    std::printf("task: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
-                name.c_str(), r.total_records, r.measured, r.errors, r.elapsed_s, r.search_s, r.measure_s);
+    std::printf("task: %s\ntarget: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
+                name.c_str(), r.target_key.c_str(), r.total_records, r.measured, r.errors, r.elapsed_s, r.search_s, r.measure_s);
     if (r.measured > 0) std::printf("throughput: %.2f candidates/s\n", r.measured / std::max(r.elapsed_s, 1e-9));
     if (!r.best) {
       std::printf("no successful candidate\n");
@@ -168,7 +189,10 @@ void add_tune_op_command(CLI::App &app) {
                     "its cost may be one lucky measurement (budget too small for confirmation, or its re-measurements "
                     "failed)\n",
                     r.best_measurements, 1 + o.confirm_repeats);
-      if (a->op == "matmul" && !a->no_library) {
+      if (a->op == "matmul" && !a->no_library && o.remote) {
+        std::printf("no library comparison: the kernels ran %s (bench/gpu:gemm compares with cuBLAS)\n",
+                    gpu ? "on a GPU" : "where --remote-command sent them");
+      } else if (a->op == "matmul" && !a->no_library) {
         double lib = onednn_gemm_gflops(dims[0], dims[1], dims[2], a->threads);
         if (lib > 0) std::printf("oneDNN sgemm: %.2f GFLOP/s; tuned / oneDNN = %.3f\n", lib, r.best->gflops / lib);
       }
