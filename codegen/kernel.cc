@@ -157,7 +157,13 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
   try {
-    for (size_t i = 0; i < ins.size(); i++) impl_->lowered.params[i].set(wrap(inputs[i]));
+    for (size_t i = 0; i < ins.size(); i++) {
+      Halide::Buffer<> in = wrap(inputs[i]);
+      // Halide copies an input to the device only when its host side is
+      // marked newer; unmarked, a GPU kernel reads uninitialised device memory.
+      if (gpu) in.set_host_dirty();
+      impl_->lowered.params[i].set(in);
+    }
     std::vector<Halide::Buffer<>> bufs;
     for (auto &o : outputs) bufs.push_back(wrap(o));
     Halide::Realization r(bufs);

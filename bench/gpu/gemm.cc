@@ -1,5 +1,7 @@
 // cuBLAS SGEMM baseline vs the tetune CUDA GEMM (Halide JIT, CUDA target), N^3 (default 4096).
 // Without an NVIDIA driver/GPU it says so and exits 0.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -30,6 +32,7 @@ int cublasSgemm_v2(cublasHandle_t, int, int, int, int, int, const float *, const
 
 namespace {
 constexpr int kHostToDevice = 1;
+constexpr int kDeviceToHost = 2;
 constexpr int kOpN = 0;
 
 #define CHECK(call)                                                        \
@@ -41,7 +44,8 @@ constexpr int kOpN = 0;
     }                                                                      \
   } while (0)
 
-double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b, int repeat) {
+// cuBLAS time per GEMM (ms, CUDA events); its product (row-major) goes to c.
+double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b, int repeat, std::vector<float> &c) {
   size_t bytes = size_t(n) * n * sizeof(float);
   float *da, *db, *dc;
   CHECK(cudaMalloc(reinterpret_cast<void **>(&da), bytes));
@@ -65,6 +69,8 @@ double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b
   CHECK(cudaEventSynchronize(t1));
   float ms = 0;
   CHECK(cudaEventElapsedTime(&ms, t0, t1));
+  c.resize(size_t(n) * n);
+  CHECK(cudaMemcpy(c.data(), dc, bytes, kDeviceToHost));
   cublasDestroy_v2(h);
   cudaFree(da);
   cudaFree(db);
@@ -89,7 +95,8 @@ int main(int argc, char **argv) {
   tetune::NDArray B = tetune::NDArray::random({n, n}, tetune::float32(), 2);
   std::vector<float> a(A.data<float>(), A.data<float>() + size_t(n) * n), b(B.data<float>(), B.data<float>() + size_t(n) * n);
   double flops = 2.0 * n * n * double(n);
-  double cb = cublas_ms(n, a, b, 20);
+  std::vector<float> c_cublas;
+  double cb = cublas_ms(n, a, b, 20, c_cublas);
 
   tetune::Tensor Ap = tetune::placeholder({n, n}, tetune::float32(), "A");
   tetune::Tensor Bp = tetune::placeholder({n, n}, tetune::float32(), "B");
@@ -101,7 +108,19 @@ int main(int argc, char **argv) {
   std::vector<tetune::NDArray> out = {tetune::NDArray({n, n}, tetune::float32())};
   // Kernel::run copies inputs to the device and the output back on every call: this is an upper bound.
   double tt = kern.median_ms({A, B}, out, 2, 10);
+  // The two products must agree before their times mean anything (scaled by max |C|).
+  double worst = 0, scale = 1e-30;
+  const float *c_tetune = out[0].data<float>();
+  for (size_t i = 0; i < c_cublas.size(); i++) {
+    worst = std::max(worst, double(std::fabs(c_tetune[i] - c_cublas[i])));
+    scale = std::max(scale, double(std::fabs(c_cublas[i])));
+  }
   std::printf("SGEMM %d^3\n", n);
+  std::printf("  tetune vs cuBLAS: max |diff| / max |C| = %.2e\n", worst / scale);
+  if (!(worst / scale <= 1e-4)) {
+    std::printf("  tetune's product differs from cuBLAS's: its time is not reported\n");
+    return 1;
+  }
   std::printf("  cuBLAS  %9.3f ms  %8.1f GFLOP/s (CUDA events, device-resident)\n", cb, flops / cb / 1e6);
   std::printf("  tetune  %9.3f ms  %8.1f GFLOP/s (Halide JIT CUDA, wall clock incl. host<->device copies)\n", tt,
               flops / tt / 1e6);
