@@ -144,7 +144,10 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     for (const auto &p : batch) cache.with_features(p);
     res.search_s += since(tl);
     if (batch.empty()) {
-      if (++stalls >= 3) break;  // the space is exhausted
+      if (++stalls >= 3) {  // the space is exhausted
+        res.space_exhausted = true;
+        break;
+      }
       continue;
     }
     stalls = 0;

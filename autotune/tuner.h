@@ -100,6 +100,8 @@ struct TuneResult {
   double search_s = 0;                      // policy + feature lowering (no JIT) + retraining
   double measure_s = 0;                     // time spent measuring
   std::string target_key;
+  /** The search stopped before `trials`: three batches in a row found no unmeasured candidate (a small space). */
+  bool space_exhausted = false;
 };
 
 /** Tunes one task. Raises Error for bad options, TuningLogError / MeasureError for infrastructure failures. */

@@ -179,6 +179,9 @@ void add_tune_op_command(CLI::App &app) {
     std::printf("task: %s\ntarget: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
                 name.c_str(), r.target_key.c_str(), r.total_records, r.measured, r.errors, r.elapsed_s, r.search_s, r.measure_s);
     if (r.measured > 0) std::printf("throughput: %.2f candidates/s\n", r.measured / std::max(r.elapsed_s, 1e-9));
+    if (r.space_exhausted)
+      std::printf("note: the search found no unmeasured candidate in 3 batches and stopped (a small space): %d records, fewer than the %d trials asked\n",
+                  r.total_records, a->trials);
     if (!r.best) {
       std::printf("no successful candidate\n");
     } else {

@@ -15,6 +15,7 @@
 #include "autotune/tuner.h"
 #include "relay_import/tuned_schedules.h"
 #include "te/interpreter.h"
+#include "te/ops/elementwise.h"
 
 namespace tetune {
 namespace autotune {
@@ -139,6 +140,25 @@ TEST(Tuner, ConfirmsTopSchedules) {
   TuneOptions small = fast(std::string(std::getenv("TEST_TMPDIR")) + "/small.db", 12);
   small.confirm_top = 4;
   EXPECT_EQ(tune(t, small).confirmed, 0);
+}
+
+TEST(Tuner, ReportsASpaceWithNoUnmeasuredCandidateLeft) {
+  // relu over 4 elements has a handful of distinct schedules, far fewer than 40.
+  Tensor x = placeholder({4}, float32(), "x");
+  Task t = make_task("relu_4", {ops::relu(x)}, Target{}, 1);
+  std::string dir = std::getenv("TEST_TMPDIR");
+  TuneResult r = tune(t, fast(dir + "/exhausted.db", 40));
+  EXPECT_TRUE(r.space_exhausted);
+  EXPECT_GT(r.measured, 0);
+  EXPECT_LT(r.measured, 40);
+  RecordStore st(dir + "/exhausted.db", t.workload_key, t.name, "{}", 1);
+  std::set<std::string> distinct;
+  for (const auto &rec : st.records()) distinct.insert(rec.schedule_json);
+  EXPECT_EQ(static_cast<int>(distinct.size()), r.measured);  // no schedule measured twice
+  // A budget the space can fill is not reported as exhausted.
+  TuneResult g = tune(gemm_task(64), fast(dir + "/not_exhausted.db", 8));
+  EXPECT_FALSE(g.space_exhausted);
+  EXPECT_EQ(g.measured, 8);
 }
 
 // Ranks schedules as TuningLog::best does: re-measured ones first, then by
