@@ -4,12 +4,21 @@
 
 namespace tetune {
 
-Schedule gpu_gemm_schedule(const Tensor &C, const GpuGemmTiles &t) {
-  Schedule s({C});
+namespace {
+// The output stage of C, checked to be a 2-d matmul of two inputs (ScheduleError naming `who` otherwise).
+std::string matmul_stage(const Schedule &s, const Tensor &C, const std::string &who) {
   const std::string out = s.stage_of(C);
   const StageInfo &root = s.stage(out);
   if (root.spatial_axes.size() != 2 || root.reduce_axes.size() != 1 || s.inputs().size() != 2)
-    throw ScheduleError("gpu_gemm_schedule: '" + out + "' is not a 2-d matmul of two inputs");
+    throw ScheduleError(who + ": '" + out + "' is not a 2-d matmul of two inputs");
+  return out;
+}
+}  // namespace
+
+Schedule gpu_gemm_schedule(const Tensor &C, const GpuGemmTiles &t) {
+  Schedule s({C});
+  const std::string out = matmul_stage(s, C, "gpu_gemm_schedule");
+  const StageInfo &root = s.stage(out);
   const std::string i = root.spatial_axes[0], j = root.spatial_axes[1], k = root.reduce_axes[0].var.name();
   const std::string A = s.inputs()[0].name(), B = s.inputs()[1].name();
   std::string local = s.cache_write(out);
@@ -59,6 +68,41 @@ Schedule gpu_gemm_schedule(const Tensor &C, const GpuGemmTiles &t) {
       s.bind(c, co, "threadIdx.x");
     }
   }
+  return s;
+}
+
+Schedule gpu_gemm_register_schedule(const Tensor &C, const GpuGemmRegisterTiles &t) {
+  Schedule s({C});
+  const std::string out = matmul_stage(s, C, "gpu_gemm_register_schedule");
+  const StageInfo &root = s.stage(out);
+  const std::string i = root.spatial_axes[0], j = root.spatial_axes[1], k = root.reduce_axes[0].var.name();
+  std::string local = s.cache_write(out);
+
+  // Per-thread tiles of C, then threads_i x threads_j of them per block.
+  auto [io, ii] = s.split(out, i, t.tile_i);
+  auto [jo, ji] = s.split(out, j, t.tile_j);
+  auto [bi, ti] = s.split(out, io, t.threads_i);
+  auto [bj, tj] = s.split(out, jo, t.threads_j);
+  s.reorder(out, {bi, bj, ti, tj, ii, ji});
+  s.bind(out, bi, "blockIdx.y");
+  s.bind(out, bj, "blockIdx.x");
+  s.bind(out, ti, "threadIdx.y");
+  s.bind(out, tj, "threadIdx.x");
+  s.unroll(out, ii);
+  if (t.tile_j > 1) s.vectorize(out, ji);
+
+  // The accumulator per thread: its loops over the thread's tile are unrolled
+  // and vectorized (constant indices keep it in registers), k outermost.
+  // (The splits by the tile give loops of one iteration outside; the unrolled
+  // inner ones have the tile's nominal extent.)
+  s.compute_at(local, out, tj);
+  auto [lio, lii] = s.split(local, i, t.tile_i);
+  auto [ljo, lji] = s.split(local, j, t.tile_j);
+  auto [ko, ki] = s.split(local, k, t.k_unroll);
+  s.reorder(local, {lio, ljo, ko, ki, lii, lji});
+  if (t.k_unroll > 1) s.unroll(local, ki);
+  s.unroll(local, lii);
+  if (t.tile_j > 1) s.vectorize(local, lji);
   return s;
 }
 

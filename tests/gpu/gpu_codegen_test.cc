@@ -56,6 +56,25 @@ TEST(GpuCodegen, GemmSharedMemoryTilesAssemble) {
   EXPECT_NE(ptx.find("%tid.y"), std::string::npos);
 }
 
+TEST(GpuCodegen, GemmRegisterTilesAssembleWithoutSharedOrLocalMemory) {
+  SKIP_WITHOUT_PTXAS();
+  Schedule s = gpu_gemm_register_schedule(matmul(256, 256, 256));  // 8x4 per thread, 16x16 threads
+  std::string ptx = compile_and_assemble(s, "gemm256_reg");
+  EXPECT_EQ(ptx.find(".shared"), std::string::npos) << "this structure stages nothing in shared memory";
+  EXPECT_EQ(ptx.find("bar.sync"), std::string::npos);
+  EXPECT_EQ(ptx.find(".local"), std::string::npos) << "the accumulator must not live in local memory";
+  EXPECT_NE(ptx.find(".v4.f32"), std::string::npos) << "4 columns per thread: float4 accesses";
+  const char *base = std::getenv("TEST_TMPDIR");
+  std::string log;
+  ASSERT_EQ(gputest::run_ptxas(std::string(base ? base : "/tmp") + "/gpu_gemm256_reg/gemm256_reg.ptx", "sm_90", &log), 0)
+      << log;
+  EXPECT_NE(log.find("0 bytes spill stores"), std::string::npos) << log;
+  GpuGemmRegisterTiles bad;
+  bad.threads_i = 0;
+  EXPECT_THROW(gpu_gemm_register_schedule(matmul(64, 64, 64), bad), ScheduleError);
+  EXPECT_THROW(gpu_gemm_register_schedule(fused_elementwise()), ScheduleError);
+}
+
 TEST(GpuCodegen, ConvBiasReluAssembles) {
   SKIP_WITHOUT_PTXAS();
   auto c = testing::conv_case(1, 16, 28, 28, 32);

@@ -22,6 +22,24 @@ TEST(GpuRun, GemmMatchesCpuReference) {
   EXPECT_TRUE(all_close(out[0], c.expected, 1e-4, 1e-4, &where)) << where;
 }
 
+TEST(GpuRun, GemmRegisterTilesMatchCpuReference) {
+  SKIP_WITHOUT_GPU();
+  auto c = testing::gemm_case(256, 256, 256);
+  auto out = Kernel::build(gpu_gemm_register_schedule(c.output), Target{"cuda"}).run(c.data);
+  std::string where;
+  EXPECT_TRUE(all_close(out[0], c.expected, 1e-4, 1e-4, &where)) << where;
+  // Extents the tiles do not divide: guarded tails in rows, columns and k.
+  auto odd = testing::gemm_case(200, 136, 70);
+  GpuGemmRegisterTiles t;
+  t.tile_i = 8;
+  t.tile_j = 8;
+  t.threads_i = 4;
+  t.threads_j = 8;
+  t.k_unroll = 8;
+  auto out2 = Kernel::build(gpu_gemm_register_schedule(odd.output, t), Target{"cuda"}).run(odd.data);
+  EXPECT_TRUE(all_close(out2[0], odd.expected, 1e-4, 1e-4, &where)) << where;
+}
+
 TEST(GpuRun, ConvMatchesCpuReference) {
   SKIP_WITHOUT_GPU();
   auto c = testing::conv_case(1, 16, 28, 28, 32);

@@ -4,6 +4,7 @@
 // matmul) get the multi-level tiling sketch and other tasks the generic one.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "autotune/policy/space.h"
@@ -35,9 +36,11 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
   std::mt19937_64 rng(5);
   std::string dir = gputest::out_dir("space_gemm");
   int valid = 0, rejected = 0;
-  for (int i = 0; i < 40 && valid < 3; i++) {
+  std::map<int, int> valid_of_sketch;
+  for (int i = 0; i < 80 && (valid_of_sketch[0] < 3 || valid_of_sketch[3] < 3); i++) {
     autotune::policy::Point p = space->sample(rng);
-    EXPECT_EQ(p.sketch, 0);
+    ASSERT_TRUE(p.sketch == 0 || p.sketch == 3) << p.key();  // shared-memory tiles, or register tiles
+    if (valid_of_sketch[p.sketch] >= 3) continue;
     std::vector<Step> steps;
     try {
       steps = space->steps(p);
@@ -49,14 +52,19 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
     std::string name = "gemm_p" + std::to_string(valid);
     compile_object(s, dir + "/" + name, name, t.target);
     std::string ptx = gputest::read_file(dir + "/" + name + ".ptx");
-    EXPECT_NE(ptx.find(".shared"), std::string::npos) << p.key();  // k tiles staged in shared memory
+    if (p.sketch == 0)
+      EXPECT_NE(ptx.find(".shared"), std::string::npos) << p.key();  // k tiles staged in shared memory
+    else
+      EXPECT_EQ(ptx.find(".shared"), std::string::npos) << p.key();  // accumulator in registers, inputs through L1
     if (gputest::have_ptxas()) {
       std::string log;
       EXPECT_EQ(gputest::run_ptxas(dir + "/" + name + ".ptx", "sm_90", &log), 0) << p.key() << "\n" << log;
     }
     valid++;
+    valid_of_sketch[p.sketch]++;
   }
-  EXPECT_EQ(valid, 3);
+  EXPECT_EQ(valid_of_sketch[0], 3);
+  EXPECT_EQ(valid_of_sketch[3], 3);
   if (!gputest::have_ptxas()) std::cout << "[ptxas not found: PTX written but not assembled]\n";
   // 128x128 block tile with 1x1 per thread = 16384 threads per block: over the limit.
   autotune::policy::Point big;
@@ -107,6 +115,33 @@ TEST(GpuSpace, ConvPointsAreMultiLevelTilingsThatCompile) {
 TEST(GpuSpace, BatchMatmulPointsAreMultiLevelTilingsThatCompile) {
   Tensor y = ops::batch_matmul(placeholder({8, 128, 64}, float32(), "A"), placeholder({8, 64, 96}, float32(), "B"));
   expect_reduction_points_compile(autotune::make_task("bmm_cuda", {y}, Target{"cuda"}, 1), "space_bmm", 2);
+}
+
+TEST(GpuSpace, GemmMutationsKeepTheSketchAndCrossoversStayWithinOne) {
+  autotune::Task t = cuda_gemm(256);
+  auto space = autotune::policy::make_space("gpu", t);
+  std::mt19937_64 rng(9);
+  std::map<int, autotune::policy::Point> first;
+  for (int i = 0; i < 50 && first.size() < 2; i++) {
+    autotune::policy::Point p = space->sample(rng);
+    first.emplace(p.sketch, p);
+  }
+  ASSERT_EQ(first.size(), 2u);
+  const autotune::policy::Point &shared = first.at(0), &reg = first.at(3);
+  EXPECT_EQ(shared.params.size(), 3u);  // block, thread, k_step
+  EXPECT_EQ(reg.params.size(), 5u);     // tile_i, tile_j, threads_i, threads_j, k_unroll
+  for (int i = 0; i < 40; i++) {
+    for (const auto *p : {&shared, &reg}) {
+      autotune::policy::Point m = space->mutate(*p, rng);
+      EXPECT_EQ(m.sketch, p->sketch);
+      EXPECT_EQ(m.params.size(), p->params.size()) << m.key();
+      for (const auto &[name, v] : m.params) EXPECT_TRUE(p->params.count(name)) << name;
+    }
+    EXPECT_EQ(space->crossover(reg, shared, rng).key(), reg.key());  // different sketches: no mixing
+    autotune::policy::Point other = space->mutate(reg, rng);
+    autotune::policy::Point child = space->crossover(reg, other, rng);
+    for (const auto &[name, v] : child.params) EXPECT_TRUE(v == reg.params.at(name) || v == other.params.at(name)) << name;
+  }
 }
 
 TEST(GpuSpace, ReductionMutationsAndCrossoversStillTileExactly) {
