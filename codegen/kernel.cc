@@ -43,6 +43,17 @@ Halide::Buffer<> wrap(const NDArray &a) {
   return Halide::Buffer<>(codegen::halide_type(a.dtype()), const_cast<void *>(a.raw()), halide_sizes(a.shape()));
 }
 
+// Points the pipeline's input parameters at the NDArrays. For a GPU target the
+// host side is marked newer: Halide copies an input to the device only then,
+// and unmarked, a GPU kernel reads uninitialised device memory.
+void bind_inputs(codegen::LoweredPipeline &lp, const std::vector<NDArray> &inputs, bool gpu) {
+  for (size_t i = 0; i < inputs.size(); i++) {
+    Halide::Buffer<> in = wrap(inputs[i]);
+    if (gpu) in.set_host_dirty();
+    lp.params[i].set(in);
+  }
+}
+
 double body_ops(const Expr &e) {
   if (!e.defined()) return 0;
   double n = 0;
@@ -157,13 +168,7 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
   try {
-    for (size_t i = 0; i < ins.size(); i++) {
-      Halide::Buffer<> in = wrap(inputs[i]);
-      // Halide copies an input to the device only when its host side is
-      // marked newer; unmarked, a GPU kernel reads uninitialised device memory.
-      if (gpu) in.set_host_dirty();
-      impl_->lowered.params[i].set(in);
-    }
+    bind_inputs(impl_->lowered, inputs, gpu);
     std::vector<Halide::Buffer<>> bufs;
     for (auto &o : outputs) bufs.push_back(wrap(o));
     Halide::Realization r(bufs);
@@ -195,11 +200,7 @@ double Kernel::gpu_median_ms(const std::vector<NDArray> &inputs, std::vector<NDA
   std::lock_guard<std::mutex> lock(g_run_mutex);
   std::vector<double> ms;
   try {
-    for (size_t i = 0; i < inputs.size(); i++) {
-      Halide::Buffer<> in = wrap(inputs[i]);
-      in.set_host_dirty();  // copied once, by the first run below; later runs find it on the device
-      impl_->lowered.params[i].set(in);
-    }
+    bind_inputs(impl_->lowered, inputs, true);  // copied once, by the first run below; later runs find them there
     std::vector<Halide::Buffer<>> bufs;
     for (auto &o : outputs) bufs.push_back(wrap(o));
     Halide::Realization r(bufs);

@@ -8,8 +8,8 @@
 //   "thread" per-thread register tile (threads = (block/thread)^2)  1..8
 //   "k_step" k tile staged through shared memory per step          4..32
 // Sketch 3, the same matmul with the accumulator in registers and no shared
-// memory, gpu_gemm_register_schedule (on an H100 at 4096^3 its best tiles ran
-// 3.2x faster than sketch 0's structure):
+// memory, gpu_gemm_register_schedule (on an H100 at 4096^3 its default tiles
+// ran 13x faster than sketch 0's, 24.2 against 1.9 TFLOP/s):
 //   "tile_i" x "tile_j"   outputs per thread (rows unrolled, columns vectorized) 1..8
 //   "threads_i" x "threads_j"  threads per block                                 4..32
 //   "k_unroll"            k loop unroll                                          1..8
