@@ -34,6 +34,10 @@ class SwappableModel : public cost_model::CostModel {
 
 }  // namespace
 
+std::string space_name(const Task &task, const TuneOptions &opt) {
+  return !opt.space.empty() ? opt.space : task.target.is_gpu() ? "gpu" : policy::default_space_name();
+}
+
 TuneResult tune(const Task &task, const TuneOptions &opt) {
   if (opt.trials < 0) throw Error("tune: trials must be >= 0");
   if (opt.batch_size <= 0) throw Error("tune: batch_size must be > 0");
@@ -42,13 +46,16 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
 
   std::string desc = workload_description(task);
   std::unique_ptr<RemoteMeasurer> remote;
-  if (opt.remote) remote = std::make_unique<RemoteMeasurer>(task, opt.measure, *opt.remote);
+  // A GPU kernel is timed with CUDA events by the runner (on this machine
+  // unless opt.remote says otherwise); the in-process measurer would time
+  // host-device copies with it.
+  if (opt.remote || task.target.is_gpu())
+    remote = std::make_unique<RemoteMeasurer>(task, opt.measure, opt.remote.value_or(RemoteOptions{}));
   const std::string op_name = opt.op_name.empty() ? task.name : opt.op_name;
   RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info())
                           : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads));
   res.target_key = db.target_key();
-  std::string space_name = !opt.space.empty() ? opt.space : task.target.is_gpu() ? "gpu" : policy::default_space_name();
-  auto space = policy::make_space(space_name, task);
+  auto space = policy::make_space(space_name(task, opt), task);
   policy::PointCache cache(task, *space);
   auto model = std::make_unique<SwappableModel>();
   model->inner = policy::make_cost_model(opt.cost_model, opt.seed);

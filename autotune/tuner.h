@@ -78,7 +78,11 @@ struct TuneOptions {
   int confirm_top = 4;
   int confirm_repeats = 2;
   int confirm_rounds = 6;
-  /** Measure on another machine (autotune/remote/remote_measure.h); records go under that machine's target. */
+  /**
+   * Measure on another machine (autotune/remote/remote_measure.h); records go
+   * under that machine's target. A GPU task is always measured this way (CUDA
+   * events), with RemoteOptions{} (the runner on this machine) when unset.
+   */
   std::optional<RemoteOptions> remote;
   std::string op_name;                   // workload row's op name ("" = task.name)
   std::string tuner_version = "tetune-tuner/1";
@@ -103,6 +107,9 @@ struct TuneResult {
   /** The search stopped before `trials`: three batches in a row found no unmeasured candidate (a small space). */
   bool space_exhausted = false;
 };
+
+/** The search space tune() uses: options.space, else "gpu" for a GPU target, else policy::default_space_name(). */
+std::string space_name(const Task &task, const TuneOptions &options);
 
 /** Tunes one task. Raises Error for bad options, TuningLogError / MeasureError for infrastructure failures. */
 TuneResult tune(const Task &task, const TuneOptions &options);

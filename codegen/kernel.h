@@ -106,6 +106,8 @@ class Kernel {
  private:
   explicit Kernel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   double gpu_median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup, int repeat) const;
+  // Raises RuntimeError for buffers of the wrong count, shape or dtype, or a CUDA kernel without a GPU; true for a GPU target.
+  bool check_call(const std::vector<NDArray> &inputs, const std::vector<NDArray> &outputs) const;
   std::shared_ptr<Impl> impl_;
 };
 

@@ -155,9 +155,8 @@ void add_tune_op_command(CLI::App &app) {
     o.seed = a->seed;
     o.op_name = a->op;
     o.measure.timeout_s = a->timeout;
-    // A GPU kernel is timed with CUDA events by the runner; the in-process
-    // measurer would time host-device copies with it.
-    if (gpu || !a->remote_command.empty() || !a->runner.empty()) {
+    // (tune() measures a GPU target through the runner with or without these.)
+    if (!a->remote_command.empty() || !a->runner.empty()) {
       autotune::RemoteOptions ro;
       if (!a->remote_command.empty()) ro.command = a->remote_command;
       ro.runner = a->runner;
@@ -172,8 +171,9 @@ void add_tune_op_command(CLI::App &app) {
     };
     std::fprintf(stderr, "tune-op %s: %.3f GFLOP per run, target %s, %d threads, policy %s, space %s, measured %s\n",
                  name.c_str(), task.flops / 1e9, a->target.c_str(), a->threads, a->policy.c_str(),
-                 (!a->space.empty() ? a->space : gpu ? std::string("gpu") : autotune::policy::default_space_name()).c_str(),
-                 o.remote ? ("by `" + o.remote->command + "`").c_str() : "here, in child processes");
+                 autotune::space_name(task, o).c_str(),
+                 o.remote || gpu ? ("by `" + o.remote.value_or(autotune::RemoteOptions{}).command + "`").c_str()
+                                 : "here, in child processes");
     autotune::TuneResult r = autotune::tune(task, o);
     std::fprintf(stderr, "\n");
     std::printf("task: %s\ntarget: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
@@ -192,7 +192,7 @@ void add_tune_op_command(CLI::App &app) {
                     "its cost may be one lucky measurement (budget too small for confirmation, or its re-measurements "
                     "failed)\n",
                     r.best_measurements, 1 + o.confirm_repeats);
-      if (a->op == "matmul" && !a->no_library && o.remote) {
+      if (a->op == "matmul" && !a->no_library && (o.remote || gpu)) {
         std::printf("no library comparison: the kernels ran %s (bench/gpu:gemm compares with cuBLAS)\n",
                     gpu ? "on a GPU" : "where --remote-command sent them");
       } else if (a->op == "matmul" && !a->no_library) {

@@ -1,7 +1,6 @@
 // cuBLAS SGEMM baseline vs the tetune CUDA GEMM schedules (Halide JIT, CUDA target), N^3 (default 4096).
 // Without an NVIDIA driver/GPU it says so and exits 0.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -107,6 +106,8 @@ int main(int argc, char **argv) {
   tetune::Tensor C = tetune::compute({n, n}, [&](const std::vector<tetune::Var> &i) {
     return tetune::sum(Ap(i[0], k.var) * Bp(k.var, i[1]), {k});
   }, "C", "matmul", {"i", "j"});
+  tetune::NDArray ref({n, n}, tetune::float32());  // cuBLAS's product, the reference of every tetune row
+  std::copy(c_cublas.begin(), c_cublas.end(), ref.data<float>());
   std::printf("SGEMM %d^3\n", n);
   std::printf("  %-34s %9.3f ms  %8.1f GFLOP/s (CUDA events)\n", "cuBLAS", cb, flops / cb / 1e6);
   // Each tetune schedule: device-resident runs, each followed by a sync (Kernel::median_ms on a GPU target);
@@ -116,19 +117,14 @@ int main(int argc, char **argv) {
     tetune::Kernel kern = tetune::Kernel::build(s, tetune::Target{"cuda"});
     std::vector<tetune::NDArray> out = {tetune::NDArray({n, n}, tetune::float32())};
     double tt = kern.median_ms({A, B}, out, 2, 20);
-    double worst = 0, scale = 1e-30;
-    const float *c_tetune = out[0].data<float>();
-    for (size_t i = 0; i < c_cublas.size(); i++) {
-      worst = std::max(worst, double(std::fabs(c_tetune[i] - c_cublas[i])));
-      scale = std::max(scale, double(std::fabs(c_cublas[i])));
-    }
-    if (!(worst / scale <= 1e-4)) {
-      std::printf("  %-34s differs from cuBLAS (max |diff| / max |C| = %.2e): no time\n", name.c_str(), worst / scale);
+    const double err = tetune::scaled_max_error(out[0], ref);
+    if (!(err <= 1e-4)) {
+      std::printf("  %-34s differs from cuBLAS (max |diff| / max |C| = %.2e): no time\n", name.c_str(), err);
       bad++;
       return;
     }
     std::printf("  %-34s %9.3f ms  %8.1f GFLOP/s (wall clock, synced)  %.3fx cuBLAS  (max diff %.1e)\n", name.c_str(),
-                tt, flops / tt / 1e6, cb / tt, worst / scale);
+                tt, flops / tt / 1e6, cb / tt, err);
   };
   row("tetune gpu_gemm_schedule", tetune::gpu_gemm_schedule(C));
   row("tetune gpu_gemm_register_schedule", tetune::gpu_gemm_register_schedule(C));

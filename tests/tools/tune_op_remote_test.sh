@@ -22,7 +22,8 @@ if "$T" tune-op --op matmul --shape 64,48,40 --trials 1 --target no_such_target 
 fi
 grep -q "no_such_target" "$dir/err.txt" || { echo "FAIL: the error does not name the target"; cat "$dir/err.txt"; exit 1; }
 
-"$T" tune-op --op matmul --shape 64,48,40 --trials 3 --target cuda --db "$dir/gpu.db" --runner "$RUNNER" \
+# No --remote-command / --runner: tune() itself sends a GPU task to the runner.
+TETUNE_MEASURE_RUNNER="$RUNNER" "$T" tune-op --op matmul --shape 64,48,40 --trials 3 --target cuda --db "$dir/gpu.db" \
   >"$dir/gpu.txt" 2>"$dir/gpu.err"
 grep -q "^target: kind=cuda" "$dir/gpu.txt" || { echo "FAIL: GPU records not under a cuda target"; cat "$dir/gpu.txt"; exit 1; }
 if grep -q "libcuda.so.1 not loadable" "$dir/gpu.txt"; then
