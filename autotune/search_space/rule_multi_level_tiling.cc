@@ -83,11 +83,22 @@ std::unique_ptr<SketchRule> make_rule_multi_level_tiling() { return std::make_un
 
 // ---- tile sizes -------------------------------------------------------------------
 
+// Register rows r on this axis: not the vector or channel axis, r does not divide the extent.
+static bool takes_register_rows(const TileSpec &t, int64_t r) {
+  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && t.extent >= 4 * r;
+}
+
+// One outer tile that runs past the extent by less than its register block
+// (e.g. GEMM 1024's rows as 171 blocks of 6, the last block shifted inwards).
+static bool one_tile_over_extent(const TileSpec &t, const std::vector<int64_t> &l) {
+  return takes_register_rows(t, l.back()) && product(l) - t.extent < l.back();
+}
+
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
   if (static_cast<int>(l.size()) != t.levels - 1) return false;
   for (auto x : l)
     if (x < 1) return false;
-  if (product(l) > t.extent) return false;
+  if (product(l) > t.extent && !one_tile_over_extent(t, l)) return false;
   // The vector level is >= 2: the accumulator's last axis is always split.
   // (With it unsplit, moving R0 outside the spatial loops of a computed-at
   // update gave wrong results in Halide-JIT code: GEMM 64x48x40 with
@@ -115,11 +126,6 @@ static std::vector<int64_t> sample_nondiv(const TileSpec &t, std::mt19937_64 &rn
   return std::vector<int64_t>(lv.begin() + 1, lv.end());
 }
 
-// Register rows r on this axis: not the vector or channel axis, r does not divide the extent.
-static bool takes_register_rows(const TileSpec &t, int64_t r) {
-  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && t.extent >= 4 * r;
-}
-
 // Outer tiles of l over the extent run fewer than r rows past it each (each S1 step rounds up).
 static bool few_rows_wasted(const TileSpec &t, const std::vector<int64_t> &l) {
   const int64_t tile = product(l), tiles = (t.extent + tile - 1) / tile;
@@ -131,6 +137,9 @@ std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rn
   if (t.vec_axis || t.channel_vector || t.levels != 4) return {};
   const int64_t r = pick(std::vector<int64_t>(std::begin(kRegisterRows), std::end(kRegisterRows)), rng);
   if (!takes_register_rows(t, r)) return {};  // a divisor: the divisor path draws it
+  // The whole axis in one outer tile (Goto's loop order: a task owns a panel of
+  // the other operand and sweeps every row block past it).
+  if (std::uniform_real_distribution<double>(0, 1)(rng) < kOneTileProbability) return {(E + r - 1) / r, 1, r};
   for (int attempt = 0; attempt < 16; attempt++) {
     std::vector<int64_t> lv(3, 1);  // tiles, S1, S2 span in elements: their product is E
     for (auto p : prime_factors(E)) lv[std::uniform_int_distribution<int>(0, 2)(rng)] *= p;
@@ -144,12 +153,17 @@ std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rn
 bool set_register_rows(const TileSpec &t, std::vector<int64_t> &l, int64_t r) {
   if (!takes_register_rows(t, r) || l.size() != 3 || l[2] == r) return false;
   const int64_t span = l[1] * l[2];
+  const bool one_tile = product(l) >= t.extent;
   for (int64_t s2 : {(span + r - 1) / r, span / r}) {  // the span rounded up, then down
-    std::vector<int64_t> nl = {l[0], std::max<int64_t>(1, s2), r};
-    if (valid_tile(t, nl) && few_rows_wasted(t, nl)) {
-      l = nl;
-      return true;
-    }
+    s2 = std::max<int64_t>(1, s2);
+    std::vector<std::vector<int64_t>> options = {{l[0], s2, r}};
+    // One outer tile stays one: S1 covers the extent in blocks of s2 x r rows.
+    if (one_tile) options.push_back({(t.extent + s2 * r - 1) / (s2 * r), s2, r});
+    for (const auto &nl : options)
+      if (valid_tile(t, nl) && few_rows_wasted(t, nl)) {
+        l = nl;
+        return true;
+      }
   }
   return false;
 }
@@ -320,6 +334,9 @@ std::vector<std::string> split_levels(Inst &in, const std::string &stage, const 
     int64_t f = 1;
     for (size_t m = k; m < inner.size(); m++) f *= inner[m];
     if (f == 1) break;
+    // One outer tile past the extent (valid_tile) is the whole axis: a split
+    // by more than the extent would shift its one tile to before the start.
+    if (k == 0) f = std::min(f, extent);
     auto [o, i] = in.split(stage, cur, f, k == 0 && !outer_stage ? tail_for(extent, f, false) : TailStrategy::Auto);
     names[k] = o;
     cur = i;

@@ -172,6 +172,16 @@ std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
 constexpr int64_t kRegisterRows[3] = {3, 6, 12};
 /** How often sample_tile tries sample_register_rows first. */
 constexpr double kRegisterRowsProbability = 0.25;
+/**
+ * How often sample_register_rows draws the whole axis as one outer tile
+ * {ceil(E / r), 1, r}: each parallel task then holds a panel of the other
+ * operand (GEMM: B's columns) and sweeps all rows past it, the loop order of
+ * Goto and van de Geijn (ACM TOMS 34(3), 2008, section 5). Measured by hand on
+ * GEMM 1024 (2 threads, 9 interleaved run-op rounds): 6x64 blocks over all
+ * 1024 rows, 8 tasks of 128 columns, ran 1.09x the tuned 4x64 pick with
+ * 128 x 256 tasks, and 1.08x a 6x64 block with 512-row tasks.
+ */
+constexpr double kOneTileProbability = 0.3;
 /** How often SearchSpace::mutate first tries to fill the registers with kRegisterRows rows. */
 constexpr double kFillRowsProbability = 0.125;
 /**
@@ -190,19 +200,29 @@ constexpr double kUnrollReductionProbability = 0.125;
  * draw is kept when the outer tiles cover fewer than r rows each past the
  * extent. The outermost split then has a tail (split_levels: ShiftInwards
  * on an outer stage, whose last tile overlaps its neighbour; GuardWithIf on
- * a stage tiled alone). Empty when r divides the extent (the divisor path
+ * a stage tiled alone). With probability kOneTileProbability the draw is
+ * {ceil(E / r), 1, r}: one outer tile that runs fewer than r rows past the
+ * extent (valid_tile allows it; the split of the S1 loop into blocks of r
+ * then has the tail). Empty when r divides the extent (the divisor path
  * covers it) or no draw fits.
  */
 std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rng);
 /**
  * Gives the register block r rows (S3 = r, a kRegisterRows height) on a
  * spatial axis that sample_register_rows may draw, keeping S1 and, as near as
- * it can, the S2 x S3 span; kept under the same waste rule as
- * sample_register_rows. False (l unchanged) when S3 is r already or nothing fits.
+ * it can, the S2 x S3 span (an axis in one outer tile stays in one, S1
+ * recomputed); kept under the same waste rule as sample_register_rows.
+ * False (l unchanged) when S3 is r already or nothing fits.
  */
 bool set_register_rows(const TileSpec &t, std::vector<int64_t> &l, int64_t r);
 /** Moves a factor between two levels; false when nothing legal was found. */
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
+/**
+ * Levels l = {S1, S2, S3} (spatial) or {R1} (reduce) are positive with a
+ * product <= the extent, or, on an axis that takes register rows, one outer
+ * tile whose product runs fewer than S3 past the extent; the vector level is
+ * a valid vector width.
+ */
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
 /**
  * Reshapes a register block: moves a prime factor p from the innermost level
@@ -239,9 +259,15 @@ inline int64_t channel_vectors(int64_t l3, int64_t extent) {
  * register-block bound (innermost_spatial).
  */
 std::vector<int64_t> channel_vector_levels(std::vector<int64_t> l, int64_t extent);
-/** Innermost level of the vector axis: 2..16 lanes, or 2..4 whole AVX-512 vectors (32, 48, 64) that the
- *  register block holds side by side (Halide splits a 32-wide vector into two native ones). */
-inline bool valid_vector(int64_t v) { return v >= 2 && (v <= kMaxVector || (v % kMaxVector == 0 && v <= 4 * kMaxVector)); }
+/**
+ * Innermost level of the vector axis: 2, 4, 8 or 16 lanes, or 2..4 whole AVX-512 vectors (32, 48, 64)
+ * that the register block holds side by side (Halide splits a 32-wide vector into two native ones).
+ * No other widths: LLVM 14 spilled a 7-lane vector (conv stride 2, 7 output columns) to a stack slot
+ * it addressed with an aligned 32-byte move without realigning the stack, and the kernel crashed.
+ */
+inline bool valid_vector(int64_t v) {
+  return v >= 2 && ((v <= kMaxVector && (v & (v - 1)) == 0) || (v % kMaxVector == 0 && v <= 4 * kMaxVector));
+}
 
 // ---- instantiation ----------------------------------------------------------------
 

@@ -455,25 +455,31 @@ TEST(SearchSpace, RegisterBlockBounded) {
 
 // Register blocks 6 or 12 rows high (24 accumulators, see kRegisterRows):
 // GEMM 1024 samples them although 6 and 12 do not divide 1024, an outer tile
-// holds fewer than 6 (12) rows more than its share of the extent, and such
-// candidates compute the reference's values (here on 64 rows: 64 % 6 != 0).
+// holds fewer than 6 (12) rows more than its share of the extent (a tile
+// larger than the extent only as the one tile of all rows, kOneTileProbability),
+// and such candidates compute the reference's values (here on 64 rows: 64 % 6 != 0).
 TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
   SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(5);
-  int rows6 = 0, full = 0;
-  for (int i = 0; i < 400; i++) {
+  int rows6 = 0, full = 0, one_tile = 0;
+  for (int i = 0; i < 800; i++) {
     Candidate c = sp.sample(rng);
     int64_t r = c.params.at("C.tile.i.3");
     if (r % 3 != 0) continue;
     int64_t tile = c.params.at("C.tile.i.1") * c.params.at("C.tile.i.2") * r;
     int64_t tiles = (1024 + tile - 1) / tile;
     EXPECT_LT(tiles * tile - 1024, tiles * r) << c.key();
-    EXPECT_LE(tile, 1024) << c.key();
+    if (tile > 1024) {
+      EXPECT_EQ(tiles, 1) << c.key();
+      EXPECT_EQ(c.params.at("C.tile.i.1"), (1024 + r - 1) / r) << "S1 blocks of r rows cover the extent: " << c.key();
+      one_tile++;
+    }
     rows6 += r == 6;
     full += sp.register_block(c) == SearchSpace::kMaxRegisterBlock;
   }
-  EXPECT_GT(rows6, 10);
+  EXPECT_GT(rows6, 20);
   EXPECT_GT(full, 10) << "6x64 and 12x32 blocks (384 elements) are drawn";
+  EXPECT_GT(one_tile, 6) << "all rows in one outer tile of r-row blocks is drawn";
 
   Checker ch(make_task("gemm_64x64x32", gemm(64, 64, 32)));
   int checked = 0;
@@ -485,6 +491,38 @@ TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
     checked++;
   }
   EXPECT_EQ(checked, 6);
+
+  // All 64 rows in one tile of 11 blocks of 6 (66 rows, the last block shifted inwards).
+  checked = 0;
+  for (int i = 0; i < 2000 && checked < 3; i++) {
+    Candidate c = ch.space.sample(rng);
+    int64_t r = c.params.at("C.tile.i.3");
+    if (r % 3 != 0 || c.params.at("C.tile.i.1") * c.params.at("C.tile.i.2") * r <= 64) continue;
+    ch.check(c, "one tile over the rows");
+    if (::testing::Test::HasFailure()) return;
+    checked++;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+// A mutation that fills the registers keeps an axis in one outer tile: a
+// 4x64 block sweeping all 1024 rows ({256, 1, 4}) becomes 6x64 over all rows
+// ({171, 1, 6}), not a 6x64 block with the rows split into tiles.
+TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::mt19937_64 rng(11);
+  Candidate c = sp.sample(rng);
+  for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"i", {256, 1, 4}}, {"j", {2, 1, 64}}})
+    for (int k = 1; k <= 3; k++) c.params["C.tile." + axis + "." + std::to_string(k)] = l[k - 1];
+  int filled = 0;
+  for (int n = 0; n < 400; n++) {
+    Candidate m = sp.mutate(c, rng);
+    if (m.params.at("C.tile.i.3") != 6) continue;
+    filled++;
+    EXPECT_EQ(m.params.at("C.tile.i.1"), 171) << m.key();
+    EXPECT_EQ(m.params.at("C.tile.i.2"), 1) << m.key();
+  }
+  EXPECT_GT(filled, 10);
 }
 
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
