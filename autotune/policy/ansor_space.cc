@@ -49,6 +49,11 @@ class AnsorSpace : public Space {
     return to_point(space_.crossover(to_candidate(a), to_candidate(b), rng));
   }
   std::string family(const Point &p) const override { return space_.family(to_candidate(p)); }
+  std::vector<Point> seeds() const override {
+    std::vector<Point> out;
+    for (const auto &c : space_.seeds()) out.push_back(to_point(c));
+    return out;
+  }
   std::vector<Step> steps(const Point &p) const override { return schedule(p)->trace(); }
   std::shared_ptr<const Schedule> schedule(const Point &p) const override {
     auto s = std::make_shared<const Schedule>(space_.schedule(to_candidate(p)));

@@ -13,6 +13,9 @@
 // promising families measured least (pick_novel: optimism under uncertainty,
 // as in UCB bandits); the rest are random samples (epsilon-greedy
 // exploration). Without a trained cost model, the whole batch is random.
+// The first batch starts with the space's analytical seeds (Space::seeds:
+// for GEMM-like stages, Low et al.'s register and cache blocking), which the
+// population then holds among the best measured points.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -31,6 +34,35 @@ class EvolutionarySearch : public SearchPolicy {
 
   std::vector<Point> next_batch(int n) override {
     std::set<std::string> taken;
+    std::vector<Point> out = unmeasured_seeds(n, taken);
+    std::vector<Point> rest = evolve(n - static_cast<int>(out.size()), taken);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+
+  void notify(const std::vector<Outcome> &results) override {
+    for (const auto &r : results) {
+      tried_[ctx_.space->family(r.point)]++;
+      if (r.ok) best_.push_back(r);
+    }
+    std::stable_sort(best_.begin(), best_.end(), [](const Outcome &a, const Outcome &b) { return a.gflops > b.gflops; });
+    if (best_.size() > 64) best_.resize(64);
+  }
+
+ private:
+  // The space's analytical seeds not measured yet, once per run (the first batch).
+  std::vector<Point> unmeasured_seeds(int n, std::set<std::string> &taken) {
+    std::vector<Point> out;
+    if (seeded_) return out;
+    seeded_ = true;
+    for (const Point &p : ctx_.space->seeds())
+      if (static_cast<int>(out.size()) < n && ctx_.fresh(p) && taken.insert(ctx_.cache->info(p).steps_key).second)
+        out.push_back(p);
+    return out;
+  }
+
+  std::vector<Point> evolve(int n, std::set<std::string> &taken) {
+    if (n <= 0) return {};
     if (!ctx_.model || !ctx_.model->trained()) return sample_fresh(ctx_, rng_, n, &taken);
     const int P = std::max(8, ctx_.population);
     std::vector<Point> pop;
@@ -99,20 +131,11 @@ class EvolutionarySearch : public SearchPolicy {
     return out;
   }
 
-  void notify(const std::vector<Outcome> &results) override {
-    for (const auto &r : results) {
-      tried_[ctx_.space->family(r.point)]++;
-      if (r.ok) best_.push_back(r);
-    }
-    std::stable_sort(best_.begin(), best_.end(), [](const Outcome &a, const Outcome &b) { return a.gflops > b.gflops; });
-    if (best_.size() > 64) best_.resize(64);
-  }
-
- private:
   PolicyContext ctx_;
   std::mt19937_64 rng_;
   std::vector<Outcome> best_;
   std::map<std::string, int> tried_;  // measured trials per family
+  bool seeded_ = false;
 };
 
 bool registered =

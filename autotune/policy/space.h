@@ -59,6 +59,12 @@ class Space {
     (void)p;
     return "";
   }
+  /**
+   * Points an analytical model of the target expects to be good (the Ansor
+   * space: SearchSpace::seeds), for a policy to measure before its own
+   * picks. Default: none.
+   */
+  virtual std::vector<Point> seeds() const { return {}; }
   /** Recovers the point whose steps these are (used to warm-start from a database); nullopt if unknown. */
   virtual std::optional<Point> from_steps(const std::vector<Step> &steps) const {
     (void)steps;

@@ -60,6 +60,17 @@ class SearchSpace {
    */
   std::string family(const Candidate &c) const;
 
+  /**
+   * Candidates from an analytical model of GEMM blocking (Low et al., "Analytical
+   * Modeling Is Enough for High-Performance BLIS", ACM TOMS 43(2), 2016): for a
+   * stage with a row axis, a vector (column) axis, one reduce axis and a packable
+   * input, register blocks that fill kMaxRegisterBlock (6 rows x 64 columns,
+   * 12 x 32) with the reduction unrolled by 4, all rows in one outer tile, and
+   * parallel tasks of 1 or 2 block widths of columns over panels packed at root.
+   * Valid candidates of this space, not measured; empty for other tasks
+   * (analytical_seeds.cc). A policy measures them first and evolves from them.
+   */
+  std::vector<Candidate> seeds() const;
   /** A random candidate: uniform sketch, random valid annotations (register block bounded). */
   Candidate sample(std::mt19937_64 &rng) const;
   /**

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
+#include <set>
 
 #include "tests/autotune/gemm_task.h"
 #include "autotune/cost_model/ranking_metrics.h"
@@ -58,6 +60,57 @@ TEST(Policy, PickNovelPrefersPromisingFamiliesMeasuredLeast) {
   EXPECT_EQ(policy::pick_novel(fam, tried, 9, 5), (std::vector<size_t>{4, 1, 3, 0}));
   EXPECT_EQ(policy::pick_novel(fam, tried, 3, 7), (std::vector<size_t>{4, 6, 1}));  // ties: better rank first
   EXPECT_TRUE(policy::pick_novel(fam, tried, 0, 7).empty());
+}
+
+// The basic space with two of its points offered as analytical seeds.
+class SeededSpace : public policy::Space {
+ public:
+  explicit SeededSpace(const Task &t) : base_(policy::make_space("basic", t)) {
+    std::mt19937_64 rng(11);
+    while (seeds_.size() < 2) {
+      policy::Point p = base_->sample(rng);
+      if (seeds_.empty() || p.key() != seeds_[0].key()) seeds_.push_back(p);
+    }
+  }
+  std::string name() const override { return "seeded"; }
+  policy::Point sample(std::mt19937_64 &rng) const override { return base_->sample(rng); }
+  policy::Point mutate(const policy::Point &p, std::mt19937_64 &rng) const override { return base_->mutate(p, rng); }
+  policy::Point crossover(const policy::Point &a, const policy::Point &b, std::mt19937_64 &rng) const override {
+    return base_->crossover(a, b, rng);
+  }
+  std::vector<Step> steps(const policy::Point &p) const override { return base_->steps(p); }
+  std::vector<policy::Point> seeds() const override { return seeds_; }
+
+ private:
+  std::unique_ptr<policy::Space> base_;
+  std::vector<policy::Point> seeds_;
+};
+
+// Evolutionary search measures the space's seeds first, once: the first
+// batch starts with them, later batches hold no seed (measured or not).
+TEST(Policy, EvolutionaryMeasuresTheSeedsFirst) {
+  Task t = gemm_task(96);
+  SeededSpace space(t);
+  policy::PointCache cache(t, space);
+  std::set<std::string> measured;
+  auto model = policy::make_cost_model("xgb", 1);
+  policy::PolicyContext ctx;
+  ctx.task = &t;
+  ctx.space = &space;
+  ctx.cache = &cache;
+  ctx.model = model.get();
+  ctx.measured = &measured;
+  ctx.seed = 3;
+  ctx.population = 16;
+  auto p = policy::make_policy("evolutionary", ctx);
+  auto seeds = space.seeds();
+  auto first = p->next_batch(6);
+  ASSERT_EQ(first.size(), 6u);
+  for (size_t i = 0; i < seeds.size(); i++) EXPECT_EQ(first[i].key(), seeds[i].key()) << i;
+  for (const auto &x : first) measured.insert(cache.info(x).steps_key);
+  for (int b = 0; b < 3; b++)
+    for (const auto &x : p->next_batch(6))
+      for (const auto &s : seeds) EXPECT_NE(x.key(), s.key()) << "batch " << b + 2;
 }
 
 TEST(Policy, EvolutionaryAtLeastAsGoodAsRandom) {

@@ -525,6 +525,40 @@ TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
   EXPECT_GT(filled, 10);
 }
 
+// The analytical seeds of GEMM 1024 (SearchSpace::seeds): register blocks of
+// 6 x 64 and 12 x 32 (24 accumulator registers), all rows in one outer tile
+// of such blocks, tasks of 1 or 2 block widths, B packed in panels as wide as
+// the block, the reduction unrolled by 4; they are valid candidates, and on
+// GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
+// A conv (three tiled spatial axes) has none.
+TEST(SearchSpace, AnalyticalSeedsForGemm) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  std::vector<Candidate> seeds = sp.seeds();
+  ASSERT_GE(seeds.size(), 4u);
+  std::set<std::string> keys;
+  for (const Candidate &c : seeds) {
+    SCOPED_TRACE(c.key());
+    keys.insert(c.key());
+    EXPECT_EQ(sp.register_block(c), SearchSpace::kMaxRegisterBlock);
+    int64_t cols = c.params.at("C.tile.j.3"), rows = c.params.at("C.tile.i.3");
+    EXPECT_TRUE((rows == 6 && cols == 64) || (rows == 12 && cols == 32));
+    EXPECT_EQ(c.params.at("C.tile.i.1"), (1024 + rows - 1) / rows);
+    EXPECT_EQ(c.params.at("C.tile.i.2"), 1);
+    EXPECT_EQ(c.params.at("C.tile.k.1"), 4);
+    EXPECT_EQ(c.params.at("C.cache_read"), 3);
+    EXPECT_NO_THROW(sp.schedule(c));
+  }
+  EXPECT_EQ(keys.size(), seeds.size()) << "seeds are distinct";
+
+  Checker ch(make_task("gemm_64x64x32", gemm(64, 64, 32)));
+  std::vector<Candidate> small = ch.space.seeds();
+  EXPECT_FALSE(small.empty());
+  for (const Candidate &c : small) ch.check(c, "seed");
+
+  SearchSpace conv(make_task("conv", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  EXPECT_TRUE(conv.seeds().empty());
+}
+
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
 // (or 2x128 is refused, past the vector limit) with the block size and each
 // axis' S2 x S3 tile kept, so a search is not stuck behind spilling blocks.

@@ -1,0 +1,121 @@
+// SearchSpace::seeds(): candidates from an analytical model of GEMM blocking
+// (Low, Igual, Smith and Quintana-Orti, "Analytical Modeling Is Enough for
+// High-Performance BLIS", ACM TOMS 43(2), 2016, sections 3-4), placed in the
+// same parameters the random annotation draws, so that the search measures
+// them first and evolves from them.
+//
+// The model, for a multi-level tiled stage with two tiled spatial axes (rows,
+// and the vector axis: columns) and a packable reused input (B):
+//  - register block (their m_r x n_r): n vectors of columns and as many rows
+//    as fill kMaxRegisterBlock (24 accumulators: 4 x 16 columns x 6 rows, or
+//    2 x 16 x 12), with the reduction unrolled by 4 inside it;
+//  - rows (m_c): all of them in one outer tile, the row blocks swept past
+//    one packed panel of B (the last block shifted inwards when r does not
+//    divide the rows);
+//  - columns (n_c): a parallel task holds 1 or 2 register-block widths,
+//    packed at root in panels as wide as the block (cache_read choice 3), so
+//    a task streams K x n_r contiguous elements of B, from L2.
+// The model fixes structure, not exact sizes: the search then moves factors,
+// and measurement decides.
+#include <algorithm>
+
+#include "autotune/search_space/search_space.h"
+#include "autotune/search_space/search_space_internal.h"
+#include "te/errors.h"
+
+namespace tetune {
+namespace autotune {
+
+using ss::ChoiceSpec;
+using ss::Sketch;
+using ss::TileSpec;
+
+namespace {
+
+constexpr int64_t kReduceUnroll = 4;
+
+// The tiles of one GEMM-like stage of a sketch: rows, columns (vector), one reduce axis.
+struct GemmTiles {
+  const TileSpec *rows = nullptr, *cols = nullptr, *reduce = nullptr;
+};
+
+GemmTiles gemm_tiles(const Sketch &s, const std::string &stage) {
+  GemmTiles g;
+  int spatial = 0, reduce = 0;
+  for (const auto &t : s.tiles) {
+    if (t.stage != stage) continue;
+    if (t.channel_vector) return {};
+    if (t.levels == 2) {
+      g.reduce = &t;
+      reduce++;
+    } else if (t.levels == 4) {
+      (t.vec_axis ? g.cols : g.rows) = &t;
+      spatial++;
+    }
+  }
+  if (spatial != 2 || reduce != 1 || !g.rows || !g.cols) return {};
+  return g;
+}
+
+const ChoiceSpec *find_choice(const Sketch &s, const std::string &name) {
+  for (const auto &c : s.choices)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool has_value(const ChoiceSpec *c, int64_t v) {
+  return c && std::find(c->values.begin(), c->values.end(), v) != c->values.end();
+}
+
+void set_levels(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
+  for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
+}
+
+}  // namespace
+
+std::vector<Candidate> SearchSpace::seeds() const {
+  std::vector<Candidate> out;
+  for (int si = 0; si < num_sketches(); si++) {
+    const Sketch &s = impl_->sketches[si];
+    for (const auto &plan : s.plans) {
+      const std::string &S = plan.stage;
+      GemmTiles g = gemm_tiles(s, S);
+      const ChoiceSpec *pack = find_choice(s, S + ".cache_read");
+      if (!g.rows || !has_value(pack, 3)) continue;
+      for (int64_t vectors : {4, 2}) {
+        const int64_t cols = vectors * ss::kMaxVector, rows = kMaxRegisterBlock / cols;
+        if (g.cols->extent % cols != 0 || g.rows->extent < rows) continue;
+        for (int64_t blocks_per_task : {2, 1}) {
+          if (g.cols->extent % (cols * blocks_per_task) != 0) continue;
+          // Deterministic draws for what the model does not set (other stages' tiles and locations).
+          std::mt19937_64 rng(0);
+          Candidate c;
+          c.sketch = si;
+          for (const auto &t : s.tiles) set_levels(c, t, ss::sample_tile(t, rng));
+          for (const auto &ch : s.choices) c.params[ch.name] = ch.values.front();
+          set_levels(c, *g.rows, {(g.rows->extent + rows - 1) / rows, 1, rows});
+          set_levels(c, *g.cols, {blocks_per_task, 1, cols});
+          set_levels(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
+          c.params[S + ".cache_read"] = 3;
+          if (has_value(find_choice(s, S + ".max_unroll"), 64)) c.params[S + ".max_unroll"] = 64;
+          if (has_value(find_choice(s, S + ".parallel"), 2)) c.params[S + ".parallel"] = 2;  // rows x column tasks
+          if (has_value(find_choice(s, S + ".par_grain"), 16)) c.params[S + ".par_grain"] = 16;
+          if (has_value(find_choice(s, S + ".at_level"), 1)) c.params[S + ".at_level"] = 1;
+          if (!ss::valid_tile(*g.rows, {(g.rows->extent + rows - 1) / rows, 1, rows}) ||
+              register_block(c) > kMaxRegisterBlock)
+            continue;
+          try {
+            schedule(c);
+          } catch (const Error &) {
+            continue;  // the model's point is not in this sketch (a guard it cannot take)
+          }
+          out.push_back(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace autotune
+}  // namespace tetune
