@@ -83,27 +83,27 @@ std::vector<Candidate> SearchSpace::seeds() const {
       const ChoiceSpec *pack = find_choice(s, S + ".cache_read");
       if (!g.rows || !has_value(pack, 3)) continue;
       for (int64_t vectors : {4, 2}) {
-        const int64_t cols = vectors * ss::kMaxVector, rows = kMaxRegisterBlock / cols;
-        if (g.cols->extent % cols != 0 || g.rows->extent < rows) continue;
+        const int64_t block_cols = vectors * ss::kMaxVector, block_rows = kMaxRegisterBlock / block_cols;
+        if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
+        const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
+        if (!ss::valid_tile(*g.rows, row_levels)) continue;
         for (int64_t blocks_per_task : {2, 1}) {
-          if (g.cols->extent % (cols * blocks_per_task) != 0) continue;
+          if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
           // Deterministic draws for what the model does not set (other stages' tiles and locations).
           std::mt19937_64 rng(0);
           Candidate c;
           c.sketch = si;
           for (const auto &t : s.tiles) set_levels(c, t, ss::sample_tile(t, rng));
           for (const auto &ch : s.choices) c.params[ch.name] = ch.values.front();
-          set_levels(c, *g.rows, {(g.rows->extent + rows - 1) / rows, 1, rows});
-          set_levels(c, *g.cols, {blocks_per_task, 1, cols});
+          set_levels(c, *g.rows, row_levels);
+          set_levels(c, *g.cols, {blocks_per_task, 1, block_cols});
           set_levels(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
           c.params[S + ".cache_read"] = 3;
           if (has_value(find_choice(s, S + ".max_unroll"), 64)) c.params[S + ".max_unroll"] = 64;
           if (has_value(find_choice(s, S + ".parallel"), 2)) c.params[S + ".parallel"] = 2;  // rows x column tasks
           if (has_value(find_choice(s, S + ".par_grain"), 16)) c.params[S + ".par_grain"] = 16;
           if (has_value(find_choice(s, S + ".at_level"), 1)) c.params[S + ".at_level"] = 1;
-          if (!ss::valid_tile(*g.rows, {(g.rows->extent + rows - 1) / rows, 1, rows}) ||
-              register_block(c) > kMaxRegisterBlock)
-            continue;
+          if (register_block(c) > kMaxRegisterBlock) continue;
           try {
             schedule(c);
           } catch (const Error &) {
