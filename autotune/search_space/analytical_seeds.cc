@@ -26,7 +26,6 @@
 namespace tetune {
 namespace autotune {
 
-using ss::ChoiceSpec;
 using ss::Sketch;
 using ss::TileSpec;
 
@@ -57,18 +56,11 @@ GemmTiles gemm_tiles(const Sketch &s, const std::string &stage) {
   return g;
 }
 
-const ChoiceSpec *find_choice(const Sketch &s, const std::string &name) {
+// Whether the sketch has choice `name` with value v.
+bool allows(const Sketch &s, const std::string &name, int64_t v) {
   for (const auto &c : s.choices)
-    if (c.name == name) return &c;
-  return nullptr;
-}
-
-bool has_value(const ChoiceSpec *c, int64_t v) {
-  return c && std::find(c->values.begin(), c->values.end(), v) != c->values.end();
-}
-
-void set_levels(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
-  for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
+    if (c.name == name) return std::find(c.values.begin(), c.values.end(), v) != c.values.end();
+  return false;
 }
 
 }  // namespace
@@ -80,8 +72,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
     for (const auto &plan : s.plans) {
       const std::string &S = plan.stage;
       GemmTiles g = gemm_tiles(s, S);
-      const ChoiceSpec *pack = find_choice(s, S + ".cache_read");
-      if (!g.rows || !has_value(pack, 3)) continue;
+      if (!g.rows || !allows(s, S + ".cache_read", 3)) continue;
       for (int64_t vectors : {4, 2}) {
         const int64_t block_cols = vectors * ss::kMaxVector, block_rows = kMaxRegisterBlock / block_cols;
         if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
@@ -93,16 +84,15 @@ std::vector<Candidate> SearchSpace::seeds() const {
           std::mt19937_64 rng(0);
           Candidate c;
           c.sketch = si;
-          for (const auto &t : s.tiles) set_levels(c, t, ss::sample_tile(t, rng));
+          for (const auto &t : s.tiles) ss::set_tile(c, t, ss::sample_tile(t, rng));
           for (const auto &ch : s.choices) c.params[ch.name] = ch.values.front();
-          set_levels(c, *g.rows, row_levels);
-          set_levels(c, *g.cols, {blocks_per_task, 1, block_cols});
-          set_levels(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
-          c.params[S + ".cache_read"] = 3;
-          if (has_value(find_choice(s, S + ".max_unroll"), 64)) c.params[S + ".max_unroll"] = 64;
-          if (has_value(find_choice(s, S + ".parallel"), 2)) c.params[S + ".parallel"] = 2;  // rows x column tasks
-          if (has_value(find_choice(s, S + ".par_grain"), 16)) c.params[S + ".par_grain"] = 16;
-          if (has_value(find_choice(s, S + ".at_level"), 1)) c.params[S + ".at_level"] = 1;
+          ss::set_tile(c, *g.rows, row_levels);
+          ss::set_tile(c, *g.cols, {blocks_per_task, 1, block_cols});
+          ss::set_tile(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
+          // Panels as wide as the block; rows x column tasks in parallel.
+          for (auto [name, v] : std::vector<std::pair<std::string, int64_t>>{
+                   {".cache_read", 3}, {".max_unroll", 64}, {".parallel", 2}, {".par_grain", 16}, {".at_level", 1}})
+            if (allows(s, S + name, v)) c.params[S + name] = v;
           if (register_block(c) > kMaxRegisterBlock) continue;
           try {
             schedule(c);

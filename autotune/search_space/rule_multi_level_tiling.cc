@@ -334,9 +334,6 @@ std::vector<std::string> split_levels(Inst &in, const std::string &stage, const 
     int64_t f = 1;
     for (size_t m = k; m < inner.size(); m++) f *= inner[m];
     if (f == 1) break;
-    // One outer tile past the extent (valid_tile) is the whole axis: a split
-    // by more than the extent would shift its one tile to before the start.
-    if (k == 0) f = std::min(f, extent);
     auto [o, i] = in.split(stage, cur, f, k == 0 && !outer_stage ? tail_for(extent, f, false) : TailStrategy::Auto);
     names[k] = o;
     cur = i;

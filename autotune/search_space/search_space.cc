@@ -20,6 +20,21 @@ std::string Candidate::key() const {
   return os.str();
 }
 
+namespace ss {
+std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t) {
+  std::vector<int64_t> l;
+  for (int k = 1; k < t.levels; k++) {
+    auto it = c.params.find(t.param(k));
+    l.push_back(it == c.params.end() ? 1 : it->second);
+  }
+  return l;
+}
+
+void set_tile(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
+  for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
+}
+}  // namespace ss
+
 namespace {
 using namespace ss;
 
@@ -112,19 +127,6 @@ int64_t pick_choice(const ChoiceSpec &c, std::mt19937_64 &rng) {
     return c.values[d(rng)];
   }
   return c.values[std::uniform_int_distribution<size_t>(0, c.values.size() - 1)(rng)];
-}
-
-std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t) {
-  std::vector<int64_t> l;
-  for (int k = 1; k < t.levels; k++) {
-    auto it = c.params.find(t.param(k));
-    l.push_back(it == c.params.end() ? 1 : it->second);
-  }
-  return l;
-}
-
-void set_tile(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l) {
-  for (int k = 1; k < t.levels; k++) c.params[t.param(k)] = l[k - 1];
 }
 
 // reshape_block() on two random spatial tiles of one stage of c's sketch.

@@ -215,6 +215,9 @@ std::vector<int64_t> sample_register_rows(const TileSpec &t, std::mt19937_64 &rn
  * False (l unchanged) when S3 is r already or nothing fits.
  */
 bool set_register_rows(const TileSpec &t, std::vector<int64_t> &l, int64_t r);
+/** The levels {l1, ..} of tile t in c (1 where unset), and their setter. */
+std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t);
+void set_tile(Candidate &c, const TileSpec &t, const std::vector<int64_t> &l);
 /** Moves a factor between two levels; false when nothing legal was found. */
 bool mutate_tile(const TileSpec &t, std::vector<int64_t> &l, std::mt19937_64 &rng);
 /**
