@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "codegen/gpu_runtime.h"
+#include "codegen/host_target.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
 #include "runtime/spin_pool.h"
@@ -23,7 +24,7 @@ std::mutex g_run_mutex;  // ImageParam bindings are per pipeline object, runs ar
 
 Halide::Target to_halide_target(const Target &t) {
   try {
-    Halide::Target host = Halide::get_host_target();
+    Halide::Target host(codegen::host_halide_target());
     if (t.spec == "host" || t.spec == "llvm" || t.spec.empty()) return host;
     if (t.spec == "cuda") return host.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability86);
     if (!Halide::Target::validate_target_string(t.spec)) throw CodegenError("unknown target '" + t.spec + "'");
@@ -96,8 +97,17 @@ Kernel::~Kernel() = default;
 Kernel Kernel::build(const Schedule &s, const Target &target) { return build(s, target, BuildOptions{}); }
 
 // The Halide target a build compiles for (see BuildOptions::runtime_checks).
+// JIT code runs on this CPU, so a target using an extension it lacks is
+// refused here rather than dying with SIGILL in the first run.
 Halide::Target build_target(const Target &target, const BuildOptions &options) {
   Halide::Target t = to_halide_target(target);
+  std::vector<std::string> lacks = codegen::host_lacks(t.to_string());
+  if (!lacks.empty()) {
+    std::string list;
+    for (const auto &e : lacks) list += (list.empty() ? "" : ", ") + e;
+    throw CodegenError("target '" + target.spec + "' (" + t.to_string() + ") uses " + list +
+                       ", which this CPU lacks; JIT kernels for it cannot run here (`tetune target` shows this CPU's target)");
+  }
   if (options.runtime_checks || t.has_gpu_feature()) return t;
   return t.with_feature(Halide::Target::NoAsserts).with_feature(Halide::Target::NoBoundsQuery);
 }

@@ -16,9 +16,12 @@
 namespace tetune {
 
 /**
- * A code-generation target. "host" = the JIT host CPU with its features;
+ * A code-generation target. "host" = this CPU with the features its CPUID
+ * reports (codegen/host_target.h; not Halide's CPU-model guess);
  * "cuda" = host + CUDA (capability 8.6 PTX). Any Halide target string
- * ("x86-64-linux-avx2-fma") is also accepted. Raises CodegenError if unknown.
+ * ("x86-64-linux-avx2-fma") is also accepted, for AOT export to another
+ * machine; Kernel::build (JIT) raises CodegenError when it uses an extension
+ * this CPU lacks. Raises CodegenError if unknown.
  */
 struct Target {
   std::string spec = "host";

@@ -22,6 +22,8 @@
 // TETUNE_BENCH_PRINT_SCHEDULE=1 prints the generated schedule to stderr.
 #include <Halide.h>
 
+#include "codegen/host_target.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -109,7 +111,7 @@ BenchResult halide_autosched(const BenchSpec &s, int threads, const std::string 
     }
 
     Pipeline p(out);
-    const Target target = get_host_target();
+    const Target target(tetune::codegen::host_halide_target());  // from CPUID, not Halide's model guess
     // parallelism, last-level cache (bytes), balance (load vs arith cost).
     const MachineParams mp(threads, 32ull * 1024 * 1024, 40.0f);
     const auto t0 = std::chrono::steady_clock::now();
