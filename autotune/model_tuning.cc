@@ -135,7 +135,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   // Stored records (resume).
   for (int i = 0; i < n; i++) {
     const Task &t = tasks[i].task;
-    RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
+    RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads), opt.read_dbs);
     int count = 0;
     double best = kInf;
     for (const auto &rec : db.records()) {
@@ -210,6 +210,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     o.cost_model = opt.cost_model;
     o.space = opt.space;
     o.db_path = opt.db_path;
+    o.read_dbs = opt.read_dbs;
     o.resume = true;
     o.seed = opt.seed + static_cast<uint64_t>(sched.state(i).rounds) * 1000003ull + i;
     o.measure = opt.measure;

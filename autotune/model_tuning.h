@@ -81,7 +81,8 @@ struct ModelTuneOptions {
   std::string policy = "evolutionary";
   std::string cost_model = "xgb";
   std::string space;             // "" = default ("ansor")
-  std::string db_path;           // "" = TuningLog default path
+  std::string db_path;           // written into; "" = the user's log (tuning_log::user_log_path())
+  std::vector<std::string> read_dbs;  // read, never written (the shipped log); see TuneOptions::read_dbs
   uint64_t seed = 0;
   MeasureOptions measure;
   SchedulerOptions scheduler;    // batch / total_trials / seed are overwritten from the fields above

@@ -52,8 +52,9 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   if (opt.remote || task.target.is_gpu())
     remote = std::make_unique<RemoteMeasurer>(task, opt.measure, opt.remote.value_or(RemoteOptions{}));
   const std::string op_name = opt.op_name.empty() ? task.name : opt.op_name;
-  RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info())
-                          : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads));
+  RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info(), opt.read_dbs)
+                          : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads),
+                                        opt.read_dbs);
   res.target_key = db.target_key();
   auto space = policy::make_space(space_name(task, opt), task);
   policy::PointCache cache(task, *space);

@@ -44,7 +44,10 @@ struct TuneOptions {
   std::string policy = "evolutionary";   // see policy::policy_names()
   std::string cost_model = "xgb";        // see policy::cost_model_names()
   std::string space;                     // "" = "gpu" for a GPU target, else policy::default_space_name()
-  std::string db_path;                   // "" = ::tetune::tuning_log::TuningLog::default_path()
+  std::string db_path;                   // written into; "" = the user's log (::tetune::tuning_log::user_log_path())
+  /// logs read, never written (the shipped log): their records of this workload and target are read after
+  /// db_path's, as stored ones (RecordStore's read_also)
+  std::vector<std::string> read_dbs;
   bool resume = false;
   uint64_t seed = 0;
   // The search's defaults (policy::PolicyContext).

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "codegen/nan_semantics.h"
 #include "te/errors.h"
 
 namespace tetune {
@@ -93,8 +94,9 @@ struct ExprLowering {
     switch (static_cast<UnaryOp>(e->op)) {
       case UnaryOp::Neg: return -a;
       case UnaryOp::Not: return !a;
-      case UnaryOp::Exp: return Halide::exp(a);
-      case UnaryOp::Log: return Halide::log(a);
+      // Halide's exp and log polynomials turn NaN into numbers (exp(NaN) = 0 or inf, log(NaN) = 89.1).
+      case UnaryOp::Exp: return keep_nan(a, Halide::exp(a));
+      case UnaryOp::Log: return keep_nan(a, Halide::log(a));
       case UnaryOp::Sqrt: return Halide::sqrt(a);
       case UnaryOp::Tanh: return Halide::tanh(a);
       case UnaryOp::Erf: return Halide::erf(a);
@@ -116,9 +118,18 @@ struct ExprLowering {
       case BinaryOp::Mul: return a * b;
       case BinaryOp::Div: return a / b;
       case BinaryOp::Mod: return a % b;
+      // NaN-propagating after Halide's lowering (add_nan_propagating_min_max, run()).
       case BinaryOp::Min: return Halide::min(a, b);
       case BinaryOp::Max: return Halide::max(a, b);
-      case BinaryOp::Pow: return Halide::pow(a, b);
+      case BinaryOp::Pow: {
+        // C and ONNX: pow(x, 0) = 1 and pow(1, y) = 1 even for NaN, otherwise a NaN operand gives NaN
+        // (Halide's pow(NaN, 2) is inf). Under fast-math a scalar NaN == 0 can be true (x86 ucomiss
+        // without its parity check), hence the !is_nan_bits.
+        HExpr one = Halide::Internal::make_one(a.type());
+        HExpr a_is_one = a == one && !is_nan_bits(a);
+        HExpr b_is_zero = b == Halide::Internal::make_zero(b.type()) && !is_nan_bits(b);
+        return Halide::select(a_is_one || b_is_zero, one, keep_nan(a, keep_nan(b, Halide::pow(a, b))));
+      }
       case BinaryOp::EQ: return a == b;
       case BinaryOp::NE: return a != b;
       case BinaryOp::LT: return a < b;
@@ -179,6 +190,7 @@ class Lowerer {
       out.outputs.push_back(f);
     }
     out.pipeline = Halide::Pipeline(out.outputs);
+    add_nan_propagating_min_max(out.pipeline);
     out.funcs = funcs_;
     return out;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "codegen/buffer_limits.h"
 #include "te/errors.h"
 #include "te/ops/common.h"
 #include "te/ops/conv.h"
@@ -610,7 +611,24 @@ LOWER(l_slice) {
   return {ops::slice(x, starts, ends, axes, steps, c.name())};
 }
 
-LOWER(l_gather) { return {ops::gather(c.in(0), c.in(1), c.node().attr_i("axis", 0), c.name())}; }
+LOWER(l_gather) {
+  Tensor data = c.in(0);
+  int64_t axis = c.node().attr_i("axis", 0);
+  // Constant indices must lie in [-n, n) (negative counts from the end), as onnxruntime checks;
+  // the kernel clamps, which would silently read the wrong element.
+  if (const NDArray *idx = c.cdata(1)) {
+    int ax = ops::normalize_axis(axis, data.ndim(), "Gather");
+    int64_t n = data.shape()[ax];
+    for (int64_t k = 0; k < idx->size(); k++) {
+      double v = idx->get(k);
+      if (v < -n || v >= n)
+        c.fail("index " + ops::num_str(v) + " (indices element " + std::to_string(k) + ") is out of range [" +
+               std::to_string(-n) + ", " + std::to_string(n - 1) + "] for axis " + std::to_string(ax) + " of '" +
+               data.name() + "' with shape " + shape_str(data.shape()));
+    }
+  }
+  return {ops::gather(data, c.in(1), axis, c.name())};
+}
 
 LOWER(l_expand) { return {ops::expand(c.in(0), c.const_ints(1, "shape"), c.name())}; }
 
@@ -873,8 +891,15 @@ std::vector<Tensor> lower_node(LowerContext &ctx) {
     // std::out_of_range / length_error from malformed attribute or constant contents
     ctx.fail(std::string("malformed node: ") + e.what());
   }
-  for (size_t i = 0; i < outs.size(); i++)
-    if (outs[i].defined()) ctx.check_shape(outs[i].shape(), "output " + std::to_string(i) + " shape");
+  for (size_t i = 0; i < outs.size(); i++) {
+    if (!outs[i].defined()) continue;
+    ctx.check_shape(outs[i].shape(), "output " + std::to_string(i) + " shape");
+    int64_t bytes = tensor_bytes(outs[i].shape(), outs[i].dtype());
+    if (bytes > kMaxBufferBytes)
+      ctx.shape_fail("output " + std::to_string(i) + " (" + shape_str(outs[i].shape()) + " " + outs[i].dtype().str() +
+                     ") is " + format_bytes(bytes) +
+                     ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index (a smaller --input-shape?)");
+  }
   return outs;
 }
 

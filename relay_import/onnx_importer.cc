@@ -3,11 +3,14 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "codegen/buffer_limits.h"
 #include "relay_import/lowering.h"
 #include "relay_import/shape_inference.h"
 #include "te/errors.h"
@@ -17,11 +20,19 @@ namespace relay {
 
 namespace {
 
+// The bytes of a model file; one sentence naming the path when it is missing, a directory or unreadable.
 std::string read_file(const std::string &path) {
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found)
+    throw ImportError("model file '" + path + "' does not exist");
+  if (st.type() == std::filesystem::file_type::directory)
+    throw ImportError("model '" + path + "' is a directory, not an ONNX file");
   std::ifstream is(path, std::ios::binary);
-  if (!is) throw ImportError("cannot open model file '" + path + "'");
+  if (!is) throw ImportError("model file '" + path + "' cannot be read: " + std::strerror(errno));
   std::ostringstream ss;
   ss << is.rdbuf();
+  if (is.bad()) throw ImportError("model file '" + path + "' cannot be read: " + std::strerror(errno));
   return ss.str();
 }
 
@@ -269,6 +280,10 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
         checked_num_elements(shape, kMaxShapeElements) < 0)
       throw ShapeError("model '" + source + "': input '" + vi.name() + "' has shape " + shape_str(shape) + " with more than " +
                        std::to_string(kMaxShapeElements) + " elements");
+    if (int64_t bytes = tensor_bytes(shape, dt); bytes > kMaxBufferBytes)
+      throw ShapeError(std::string(it != options.input_shapes.end() ? "--input-shape " : "") + "input '" + vi.name() +
+                       "' of model '" + source + "' (" + shape_str(shape) + " " + dt.str() + ") is " + format_bytes(bytes) +
+                       ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index");
     int v = g.add_value(vi.name(), shape, dt, true);
     g.values[v].is_input = true;
     g.inputs.push_back(v);

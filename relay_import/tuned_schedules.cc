@@ -9,6 +9,7 @@
 #include "schedule/trace.h"
 #include "te/errors.h"
 #include "tuning_logs/database.h"
+#include "tuning_logs/log_set.h"
 #include "tuning_logs/target_info.h"
 
 namespace tetune {
@@ -19,38 +20,62 @@ namespace {
 // One lookup per workload key, shared by the schedule hook and the is_tuned predicate.
 class Lookup {
  public:
-  Lookup(std::string db_path, int threads)
-      : path_(db_path.empty() ? tuning_log::TuningLog::default_path() : std::move(db_path)),
-        log_(tuning_log::TuningLog::open(path_)),
+  Lookup(const TunedLogs &logs, int threads)
+      : logs_(tuning_log::LogSet::open({logs.db, logs.shipped})),
         target_(tuning_log::host_target_info(std::max(1, threads))) {}
 
   struct Entry {
     bool found = false;
     bool exact = false;
-    std::string note, used_target;
+    std::string note, used_target, log;  // log: "user log PATH" / "shipped log PATH"
     std::vector<tuning_log::MeasureRecord> records;  // best first: the best record, then the next-best
+    // Set by resolve(): which record's trace replays on the task's tensors.
+    bool resolved = false;
+    int replays = -1;          // index into records of the first whose trace replays; -1: none does
+    std::string first_error;   // the best record's replay error, when it does not replay
   };
 
-  const Entry &get(const std::string &key) {
+  /**
+   * The records of task.workload_key, with the records' traces replayed on task.outputs
+   * (once per workload key): the schedule hook and the is_tuned predicate both
+   * ask this, so a task whose stored traces all fail to replay is untuned for
+   * both, and compile's summary, its counts and manifest.json agree.
+   */
+  const Entry &resolve(const autotune::Task &task) {
     std::lock_guard<std::mutex> lk(mu_);
+    Entry &e = get_locked(task.workload_key);
+    if (e.resolved) return e;
+    e.resolved = true;
+    for (size_t i = 0; i < e.records.size() && e.replays < 0; i++) {
+      try {
+        replay(task.outputs, trace_from_json(e.records[i].schedule_json, task.outputs));
+        e.replays = static_cast<int>(i);
+      } catch (const Error &err) {
+        if (i == 0) e.first_error = err.what();
+      }
+    }
+    return e;
+  }
+  std::string describe() const { return logs_.describe(); }
+
+ private:
+  Entry &get_locked(const std::string &key) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    tuning_log::BestResult b = log_.best_with_fallback(key, target_, kReplayTries);
+    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, target_, kReplayTries);
     Entry e;
-    e.note = b.note;
+    e.note = b.result.note;
     if (b.record()) {
       e.found = true;
-      e.exact = b.exact_target;
-      e.used_target = b.used_target_key;
-      e.records = std::move(b.records);
+      e.exact = b.result.exact_target;
+      e.used_target = b.result.used_target_key;
+      e.log = b.from->role + " log " + b.from->log.path();
+      e.records = std::move(b.result.records);
     }
     return cache_.emplace(key, std::move(e)).first->second;
   }
-  const std::string &path() const { return path_; }
 
- private:
-  std::string path_;
-  tuning_log::TuningLog log_;
+  tuning_log::LogSet logs_;
   tuning_log::TargetInfo target_;
   std::mutex mu_;
   std::map<std::string, Entry> cache_;
@@ -58,7 +83,7 @@ class Lookup {
 
 ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedLookupOptions opt) {
   return [lk, stats, opt](const autotune::Task &task) -> Schedule {
-    const Lookup::Entry &e = lk->get(task.workload_key);
+    const Lookup::Entry &e = lk->resolve(task);
     auto untuned = [&](const std::string &why) {
       std::string line = task.name + " (" + task.workload_key + "): " + why;
       if (stats) {
@@ -69,56 +94,69 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
       return simple_cpu_schedule(task.outputs, 8, task.threads);
     };
     // The note names the full target key; one line per task says only what is missing.
-    if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->path());
-    std::string first_error;
-    for (size_t i = 0; i < e.records.size(); i++) {
-      const tuning_log::MeasureRecord &rec = e.records[i];
-      try {
-        Schedule s = replay(task.outputs, trace_from_json(rec.schedule_json, task.outputs));
-        std::vector<std::string> notes;
-        if (!e.exact) notes.push_back(e.note);
-        if (i > 0)
-          notes.push_back("the best record's trace does not replay (" + first_error + "); used record " +
-                          std::to_string(rec.id) + ", number " + std::to_string(i + 1) + " by cost");
-        if (stats) {
-          stats->tuned++;
-          stats->fallback += !e.exact;
-          stats->replay_failed += i > 0;
-          for (const auto &n : notes) stats->notes.push_back(task.name + ": " + n);
-        }
-        if (opt.print_notes)
-          for (const auto &n : notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), n.c_str());
-        return s;
-      } catch (const Error &err) {
-        if (i == 0) first_error = err.what();
+    if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->describe());
+    if (e.replays < 0) {
+      if (stats) {
+        stats->replay_failed++;
+        stats->notes.push_back(task.name + ": stored trace does not replay: " + e.first_error);
       }
+      return untuned("no stored trace replays (" + std::to_string(e.records.size()) + " tried); the best's error: " + e.first_error);
     }
-    if (stats) {
-      stats->replay_failed++;
-      stats->notes.push_back(task.name + ": stored trace does not replay: " + first_error);
+    const tuning_log::MeasureRecord &rec = e.records[e.replays];
+    try {
+      Schedule s = replay(task.outputs, trace_from_json(rec.schedule_json, task.outputs));
+      std::vector<std::string> notes;
+      if (!e.exact) notes.push_back(e.note);
+      if (e.replays > 0)
+        notes.push_back("the best record's trace does not replay (" + e.first_error + "); used record " + std::to_string(rec.id) +
+                        ", number " + std::to_string(e.replays + 1) + " by cost");
+      if (stats) {
+        stats->tuned++;
+        stats->fallback += !e.exact;
+        stats->replay_failed += e.replays > 0;
+        stats->tuned_from[e.log]++;
+        for (const auto &n : notes) stats->notes.push_back(task.name + ": " + n);
+      }
+      if (opt.print_notes)
+        for (const auto &n : notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), n.c_str());
+      return s;
+    } catch (const Error &err) {  // replayed on the first task of this workload, not on this one's tensors
+      return untuned("record " + std::to_string(rec.id) + "'s trace does not replay on this task: " + err.what());
     }
-    return untuned("no stored trace replays (" + std::to_string(e.records.size()) + " tried); the best's error: " + first_error);
   };
 }
 
 std::function<bool(const autotune::Task &)> make_pred(std::shared_ptr<Lookup> lk) {
-  return [lk](const autotune::Task &task) { return lk->get(task.workload_key).found; };
+  return [lk](const autotune::Task &task) { return lk->resolve(task).replays >= 0; };
+}
+
+// Exactly one database, db_path ("" = the user's log, which must exist then).
+TunedLogs only(const std::string &db_path) {
+  return TunedLogs{db_path.empty() ? tuning_log::TuningLog::default_path() : db_path, false};
 }
 
 }  // namespace
 
 ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLookupStats *stats,
                                const TunedLookupOptions &options) {
-  return make_hook(std::make_shared<Lookup>(db_path, threads), stats, options);
+  auto lk = std::make_shared<Lookup>(only(db_path), threads);
+  if (stats) stats->logs = lk->describe();
+  return make_hook(lk, stats, options);
 }
 
 std::function<bool(const autotune::Task &)> tuned_predicate(const std::string &db_path, int threads) {
-  return make_pred(std::make_shared<Lookup>(db_path, threads));
+  return make_pred(std::make_shared<Lookup>(only(db_path), threads));
 }
 
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
                          const TunedLookupOptions &lookup) {
-  auto lk = std::make_shared<Lookup>(db_path, options.threads);
+  use_tuned_schedules(options, only(db_path), stats, lookup);
+}
+
+void use_tuned_schedules(CompileOptions &options, const TunedLogs &logs, TunedLookupStats *stats,
+                         const TunedLookupOptions &lookup) {
+  auto lk = std::make_shared<Lookup>(logs, options.threads);
+  if (stats) stats->logs = lk->describe();
   options.schedule_for = make_hook(lk, stats, lookup);
   options.is_tuned = make_pred(lk);
 }
@@ -129,6 +167,8 @@ std::string format_lookup_stats(const TunedLookupStats &s) {
      << " untuned (default schedule)";
   if (s.replay_failed) os << ", " << s.replay_failed << " stored traces failed to replay";
   os << "\n";
+  if (!s.logs.empty()) os << "  read: " << s.logs << "\n";
+  for (const auto &[log, n] : s.tuned_from) os << "  from " << log << ": " << n << " workloads\n";
   for (const auto &n : s.notes) os << "  note: " << n << "\n";
   for (const auto &u : s.untuned_tasks) os << "  untuned: " << u << "\n";
   return os.str();

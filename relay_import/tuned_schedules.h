@@ -8,8 +8,10 @@
 //   CompiledModel m = compile_model(std::move(g), co);
 //   std::fprintf(stderr, "%s", relay::format_lookup_stats(st).c_str());
 //
-// Per task (workload key, host target with `threads`): TuningLog::best_with_fallback
-// (successful records only). A record of another, compatible target is used
+// Logs read (TunedLogs): by default the user's log, then the shipped log
+// (tuning_logs/log_set.h), each opened read-only. Per task (workload key, host
+// target with `threads`): LogSet::best_with_fallback (successful records only;
+// the first log with an exact-target record, else the first with a compatible one). A record of another, compatible target is used
 // and REPORTED (its note goes into stats->notes and to stderr). When the best
 // record's trace does not replay on task.outputs (a version-1 trace written
 // with another model's tensor names, see schedule/trace.h), the next-best
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +38,17 @@ struct TunedLookupStats {
   int replay_failed = 0;      // workloads whose best record's trace did not replay (tuned if a next-best did)
   std::vector<std::string> untuned_tasks;   // "name (workload key): reason"
   std::vector<std::string> notes;           // best_with_fallback notes of fallbacks, replay errors
+  std::string logs;                         // the logs read, in order ("user log PATH, shipped log PATH")
+  std::map<std::string, int> tuned_from;    // "user log PATH" / "shipped log PATH" -> workloads tuned from it
+};
+
+/**
+ * Which tuning logs the lookup reads, in order (tuning_logs/log_set.h; this
+ * header cannot include it, see autotune/measure/record_store.h).
+ */
+struct TunedLogs {
+  std::string db;        // replaces the user's log and must exist; "" = the user's log (read once it exists)
+  bool shipped = true;   // then the shipped log (tuning_logs/shipped.db), when found
 };
 
 /** Records of a workload tried, best first, until one replays. */
@@ -44,13 +58,26 @@ struct TunedLookupOptions {
   bool print_notes = true;    // print fallback / untuned notes to stderr as they happen
 };
 
-/** Schedule hook for CompileOptions::schedule_for. stats may be null; it must outlive the hook. */
+/**
+ * Schedule hook for CompileOptions::schedule_for, reading only the log at
+ * db_path (read-only; "" = the user's log). stats may be null; it must
+ * outlive the hook. @throws TuningLogError naming a missing db_path.
+ */
 ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLookupStats *stats,
                                const TunedLookupOptions &options = TunedLookupOptions());
-/** Predicate for CompileOptions::is_tuned: true when a usable successful record exists. */
+/**
+ * Predicate for CompileOptions::is_tuned, reading db_path: true when a
+ * successful record of the task exists and its trace (or one of the next,
+ * up to kReplayTries) replays on the task's tensors -- the test the schedule
+ * hook applies, so a task whose stored traces all fail to replay is untuned
+ * for both (compile's summary and manifest.json agree).
+ */
 std::function<bool(const autotune::Task &)> tuned_predicate(const std::string &db_path, int threads);
-/** Sets options.schedule_for and options.is_tuned (sharing one lookup cache) for options.threads. */
+/** Sets options.schedule_for and options.is_tuned (sharing one lookup cache) for options.threads, from db_path only. */
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
+                         const TunedLookupOptions &lookup = TunedLookupOptions());
+/** The same, reading `logs` in order (the user's log, then the shipped one, by default). */
+void use_tuned_schedules(CompileOptions &options, const TunedLogs &logs, TunedLookupStats *stats,
                          const TunedLookupOptions &lookup = TunedLookupOptions());
 /** Multi-line summary: counts, fallback notes, untuned tasks. */
 std::string format_lookup_stats(const TunedLookupStats &stats);

@@ -14,6 +14,7 @@
 
 #include <halide14/HalideRuntime.h>
 
+#include "runtime/export_check.h"
 #include "runtime/kernel_library.h"
 #include "runtime/spin_pool.h"
 #include "te/errors.h"
@@ -94,8 +95,13 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
   m->impl_.reset(new Impl());
   Impl &im = *m->impl_;
   const std::string gpath = dir + "/graph.bin", wpath = dir + "/weights.bin", lpath = dir + "/libmodel.so";
+  // Before anything is read or dlopen()ed: this CPU runs the library, and every file is the one exported.
+  const ExportManifest manifest = check_export(dir);
   m->plan_ = Plan::decode(read_file(gpath), gpath);
   Plan &p = m->plan_;
+  if (p.halide_target != manifest.halide_target)
+    throw ExportCheckError(dir + "/" + kManifestFile + ": target " + manifest.halide_target + " differs from " + gpath + "'s " +
+                           p.halide_target + " (files from different exports, or an edited manifest)");
 
   // weights
   {

@@ -12,6 +12,10 @@
 //
 // Errors name the file: a missing / corrupted graph.bin, weights.bin or
 // libmodel.so raises tetune::ParseError or RuntimeError ("OUT/weights.bin: ...").
+// Before anything is dlopen()ed, load() checks OUT/manifest.json
+// (export_check.h): a library compiled for CPU extensions this CPU lacks, or
+// a file whose size or SHA-256 differs from the manifest, raises
+// ExportCheckError naming the file (the command lines exit with code 2).
 // A Model is not thread-safe (its buffers are reused between runs).
 #pragma once
 

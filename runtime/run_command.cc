@@ -9,6 +9,7 @@
 
 #include "runtime/io.h"
 #include "runtime/model.h"
+#include "runtime/spin_pool.h"
 #include "te/errors.h"
 
 namespace tetune {
@@ -24,11 +25,17 @@ void add_run_options(CLI::App *cmd, RunOptions &o) {
   cmd->add_option("dir", o.dir, "directory written by `tetune compile` (graph.bin, weights.bin, libmodel.so)")->required();
   cmd->add_option("--input", o.inputs, "NAME=file.npy or NAME=file.pb (repeatable; default: make_input.js seed-7 data)");
   cmd->add_option("--output", o.outputs, "file.npy or NAME=file.npy (repeatable)");
-  cmd->add_option("--repeat", o.repeat, "timed runs after the warm-up (default 50)");
-  cmd->add_option("--warmup", o.warmup, "untimed runs first (default 1)");
-  cmd->add_option("--threads", o.threads, "Halide thread pool size (default: HL_NUM_THREADS or all cores)");
+  // Values that make no sense are usage errors naming the option (CLI11's ValidationError).
+  constexpr int kMaxInt = std::numeric_limits<int>::max();
+  cmd->add_option("--repeat", o.repeat, "timed runs after the warm-up (default 50)")->check(CLI::Range(1, kMaxInt));
+  cmd->add_option("--warmup", o.warmup, "untimed runs first (default 1, at least 1)")->check(CLI::Range(1, kMaxInt));
+  cmd->add_option("--threads", o.threads,
+                  "Halide thread pool size (default " + std::to_string(SpinPool::default_threads()) +
+                      ": this machine's cores, or $HL_NUM_THREADS; the same default in every command)")
+      ->check(CLI::Range(1, SpinPool::kMaxThreads));
   cmd->add_flag("--json", o.json, "also print one JSON line with the timings");
-  cmd->add_option("--profile", o.profile, "print the N kernels with the largest median time over the timed runs (ms, share)");
+  cmd->add_option("--profile", o.profile, "print the N kernels with the largest median time over the timed runs (ms, share)")
+      ->check(CLI::Range(0, kMaxInt));
 }
 
 namespace {

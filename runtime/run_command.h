@@ -24,7 +24,11 @@ struct RunOptions {
 
 /** Adds the options of RunOptions to cmd (shared by both front ends). */
 void add_run_options(CLI::App *cmd, RunOptions &o);
-/** Runs; raises tetune::Error on failure. */
+/**
+ * Runs; raises tetune::Error on failure. An export this CPU cannot run, or
+ * whose files differ from manifest.json, raises ExportCheckError before its
+ * library is loaded (Model::load); both front ends exit with code 2 on it.
+ */
 void run_exported(const RunOptions &o);
 /** `tetune run` subcommand. */
 void add_run_command(CLI::App &app);

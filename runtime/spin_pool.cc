@@ -27,7 +27,7 @@ inline void cpu_relax() {
 // Whether this thread is running a task (a worker, or the caller inside do_par_for).
 thread_local bool t_in_loop = false;
 
-constexpr int kMaxThreads = 64;
+constexpr int kMaxThreads = SpinPool::kMaxThreads;
 
 // How long workers keep spinning after a parallel loop ends, outside an
 // Active scope: back-to-back kernel calls (a timing loop, a caller's own
@@ -137,7 +137,7 @@ SpinPool::SpinPool() : s_(new State), pid_(getpid()) { set_threads(default_threa
 int SpinPool::default_threads() {
   const char *env = std::getenv("HL_NUM_THREADS");
   int n = env && *env ? std::atoi(env) : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, n);
+  return std::max(1, std::min(n, kMaxThreads));
 }
 
 // After fork() the child has the pool's memory but none of its worker

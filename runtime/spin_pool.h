@@ -31,7 +31,13 @@ class SpinPool {
  public:
   /** The process-wide pool (a Halide runtime holds one do_par_for hook). */
   static SpinPool &get();
-  /** Halide's default thread count: HL_NUM_THREADS when set, else the hardware threads. The pool starts with it. */
+  /** Most threads a parallel loop runs on (set_threads clamps to it; tetune's --threads options reject more). */
+  static constexpr int kMaxThreads = 64;
+  /**
+   * Halide's default thread count: HL_NUM_THREADS when set, else the hardware threads, at least 1. The pool
+   * starts with it, and it is the default of every --threads option of `tetune` (so that `tune` records and
+   * `compile` looks up the same target).
+   */
   static int default_threads();
   /** Threads that run a parallel loop, the caller included (n - 1 workers); n >= 1. */
   void set_threads(int n);

@@ -15,6 +15,9 @@ int main(int argc, char **argv) {
     tetune::rt::run_exported(o);
   } catch (const CLI::ParseError &e) {
     return app.exit(e);
+  } catch (const tetune::ExportCheckError &e) {  // an export refused before loading (runtime/export_check.h)
+    std::fprintf(stderr, "tetune_run: error: %s\n", e.what());
+    return 2;
   } catch (const tetune::Error &e) {
     std::fprintf(stderr, "tetune_run: error: %s\n", e.what());
     return 1;

@@ -36,5 +36,19 @@ class TuningLogError : public Error { using Error::Error; };
 class ImportError : public Error { using Error::Error; };
 /** Measurement failed in a way that is not a property of the candidate. */
 class MeasureError : public Error { using Error::Error; };
+/**
+ * A command-line option or argument has a value that makes no sense here (a
+ * --shape with the wrong count of numbers for its op, --target cuda without a
+ * GPU). what() names the option. `tetune` reports it as CLI11 reports an
+ * invalid option value (same exit code).
+ */
+class UsageError : public Error { using Error::Error; };
+/**
+ * An exported model refused before its library is loaded (runtime/export_check.h):
+ * libmodel.so needs CPU extensions this CPU lacks, or a file's SHA-256 differs
+ * from manifest.json. Loading it could crash (SIGILL, SIGBUS, SIGSEGV) or hang,
+ * so `tetune run` and `tetune_run` stop and exit with code 2.
+ */
+class ExportCheckError : public Error { using Error::Error; };
 
 }  // namespace tetune

@@ -117,9 +117,15 @@ Expr operator&&(const Expr &a, const Expr &b);
 Expr operator||(const Expr &a, const Expr &b);
 Expr operator!(const Expr &a);
 
+/**
+ * Smaller / larger of a and b. For floats NaN propagates (IEEE 754-2019 minimum / maximum, as ONNX
+ * Min / Max and numpy.minimum / maximum): max(NaN, 0) is NaN, so Relu and Clip keep a NaN input.
+ * The max / min reductions below follow the same rule.
+ */
 Expr min(const Expr &a, const Expr &b);
 Expr max(const Expr &a, const Expr &b);
 Expr pow(const Expr &a, const Expr &b);
+/** min(max(e, lo), hi): a NaN e stays NaN. */
 Expr clamp(const Expr &e, const Expr &lo, const Expr &hi);
 Expr exp(const Expr &a);
 Expr log(const Expr &a);

@@ -69,6 +69,10 @@ void write_int(NDArray &a, int64_t k, int64_t v) {
   }
 }
 
+// IEEE 754-2019 maximum / minimum: NaN when either operand is NaN (as compiled kernels do).
+double nan_max(double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::max(x, y); }
+double nan_min(double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::min(x, y); }
+
 // Halide integer division / modulo (Euclidean; division by zero gives zero).
 int64_t int_div(int64_t a, int64_t b) {
   if (b == 0) return 0;
@@ -264,8 +268,8 @@ struct Evaluator {
             case BinaryOp::Mul: r.f = x * y; break;
             case BinaryOp::Div: r.f = x / y; break;
             case BinaryOp::Mod: r.f = x - y * std::floor(x / y); break;
-            case BinaryOp::Min: r.f = y < x ? y : x; break;
-            case BinaryOp::Max: r.f = y > x ? y : x; break;
+            case BinaryOp::Min: r.f = nan_min(x, y); break;
+            case BinaryOp::Max: r.f = nan_max(x, y); break;
             case BinaryOp::Pow: r.f = std::pow(x, y); break;
             default: throw Error("interpret: bad float binary op in '" + stage + "'");
           }
@@ -312,8 +316,8 @@ struct Evaluator {
         switch (op) {
           case ReduceOp::Sum: acc.f += v.f; break;
           case ReduceOp::Prod: acc.f *= v.f; break;
-          case ReduceOp::Max: acc.f = v.f > acc.f ? v.f : acc.f; break;
-          case ReduceOp::Min: acc.f = v.f < acc.f ? v.f : acc.f; break;
+          case ReduceOp::Max: acc.f = nan_max(acc.f, v.f); break;
+          case ReduceOp::Min: acc.f = nan_min(acc.f, v.f); break;
         }
       } else {
         uint64_t x = static_cast<uint64_t>(acc.i), y = static_cast<uint64_t>(v.i);

@@ -15,6 +15,9 @@
 //    truncates toward zero; a cast to a narrower float rounds to nearest even;
 //    a cast to bool is (x != 0).
 //  * Reductions start from their identity (0, 1, -inf / lowest, +inf / highest).
+//  * NaN follows IEEE 754 and ONNX: float min / max and the max / min
+//    reductions return NaN when an operand is NaN (IEEE 754-2019 maximum /
+//    minimum), as the compiled kernels do (codegen/lower.cc).
 //  * Strict accesses: every tensor access is range-checked, including both
 //    operands of a select (compiled code may evaluate both, and Halide's bounds
 //    inference requires both to be in range), and raises tetune::Error naming

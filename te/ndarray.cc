@@ -164,6 +164,11 @@ double scaled_max_error(const NDArray &out, const NDArray &ref) {
   return max_abs_diff(out, ref) / std::max(scale, 1e-30);
 }
 
+bool elements_close(double x, double y, double rtol, double atol) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  return x == y || std::fabs(x - y) <= atol + rtol * std::fabs(y);
+}
+
 bool all_close(const NDArray &a, const NDArray &b, double rtol, double atol, std::string *where) {
   if (a.shape() != b.shape()) {
     if (where) *where = "shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()) + " differ";
@@ -171,8 +176,7 @@ bool all_close(const NDArray &a, const NDArray &b, double rtol, double atol, std
   }
   for (int64_t i = 0; i < a.size(); i++) {
     double x = a.get(i), y = b.get(i);
-    bool ok = (std::isnan(x) && std::isnan(y)) || x == y || std::fabs(x - y) <= atol + rtol * std::fabs(y);
-    if (!ok) {
+    if (!elements_close(x, y, rtol, atol)) {
       if (where) *where = "element " + std::to_string(i) + ": " + std::to_string(x) + " vs " + std::to_string(y);
       return false;
     }

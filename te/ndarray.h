@@ -79,8 +79,17 @@ double max_abs_diff(const NDArray &a, const NDArray &b);
 double scaled_max_error(const NDArray &out, const NDArray &ref);
 
 /**
- * True when every element satisfies |a-b| <= atol + rtol*|b| (NaNs equal
- * only to NaN). `where` receives the first failing index and values.
+ * Whether element x agrees with reference element y: x == y (so equal
+ * infinities agree) or |x-y| <= atol + rtol*|y|. NaN agrees only with NaN: a
+ * NaN where the reference holds a number, or a number where it holds NaN, is
+ * a mismatch; NaN against NaN at the same position agrees, as onnxruntime's
+ * tests compare outputs (numpy.allclose with equal_nan=True).
+ */
+bool elements_close(double x, double y, double rtol, double atol);
+
+/**
+ * True when every element pair satisfies elements_close (NaNs equal only to
+ * NaN). `where` receives the first failing index and values.
  */
 bool all_close(const NDArray &a, const NDArray &b, double rtol, double atol, std::string *where = nullptr);
 

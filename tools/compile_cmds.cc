@@ -15,6 +15,7 @@
 #include "relay_import/tuned_schedules.h"
 #include "runtime/run_command.h"
 #include "te/errors.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 
 namespace tetune {
@@ -31,18 +32,23 @@ void add_compile_commands(CLI::App &app) {
   struct Opts {
     std::string model, out, db, target = "host", cxx;
     std::vector<std::string> shapes;
-    int threads = 1;
-    bool keep_build = false, quiet = false, plain = false;
+    int threads = 0;  // set by add_threads_option
+    bool keep_build = false, quiet = false, plain = false, no_shipped = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "ONNX model file")->required();
   cmd->add_option("--input-shape", o->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   cmd->add_option("-o,--out", o->out, "output directory")->required();
-  cmd->add_option("--db", o->db, "tuning database with records for the model's tasks (default $TETUNE_DB)");
+  cmd->add_option("--db", o->db,
+                  "tuning log with records for the model's tasks, read instead of the user's log ($TETUNE_DB, else "
+                  "$XDG_CACHE_HOME/tetune/tetune.db); it must exist. The shipped log is read after it");
+  cmd->add_flag("--no-shipped-log", o->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   cmd->add_option("--target", o->target, "host | cuda | a Halide target string (default host)");
-  cmd->add_option("--threads", o->threads, "thread count recorded in the tasks (tuning-record lookup)");
+  add_threads_option(cmd, o->threads, "thread count recorded in the tasks (tuning-record lookup: the count `tune` used)");
   cmd->add_option("--cxx", o->cxx, "C++ compiler driver used to link libmodel.so (default $CXX or g++)");
-  cmd->add_flag("--keep-build", o->keep_build, "keep OUT/build/ (kernel objects, headers, kernel table source)");
+  cmd->add_flag("--keep-build", o->keep_build,
+                "keep the build directory (kernel objects, headers, kernel table source): a fresh $TMPDIR/tetune-build-XXXXXX, "
+                "printed at the end; nothing is built in or deleted from OUT/");
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
   cmd->add_flag("-q,--quiet", o->quiet, "no per-kernel progress");
   cmd->callback([o] {
@@ -60,30 +66,27 @@ void add_compile_commands(CLI::App &app) {
     eo.cxx = o->cxx;
     eo.keep_build = o->keep_build;
     eo.verbose = !o->quiet;
-    std::string db = o->db;
-    if (db.empty() && std::getenv("TETUNE_DB")) db = std::getenv("TETUNE_DB");
-    eo.tuning_db = db;
-    // Tuned schedules: the best record of each task in the TuningLog (relay/tuned_schedules.h),
-    // the default schedule (counted and listed as untuned) for tasks without one.
+    // Tuned schedules: the best record of each task in the logs read, the user's (or --db) first, then
+    // the shipped one (relay_import/tuned_schedules.h), each opened read-only; the default schedule
+    // (counted and listed as untuned) for tasks without one.
     auto stats = std::make_shared<relay::TunedLookupStats>();
-    if (!db.empty()) {
-      relay::use_tuned_schedules(eo.compile, db, stats.get());
-      eo.tuned_note = "tuned schedules from " + db + " (default schedule for tasks without a record)";
-    }
+    relay::use_tuned_schedules(eo.compile, relay::TunedLogs{o->db, !o->no_shipped}, stats.get());
+    eo.tuning_db = stats->logs;
+    eo.tuned_note = "tuned schedules from " + stats->logs + " (default schedule for tasks without a record)";
     relay::ExportResult r = relay::export_model(std::move(g), o->out, eo);
-    if (!db.empty()) std::printf("%s", relay::format_lookup_stats(*stats).c_str());
+    std::printf("%s", relay::format_lookup_stats(*stats).c_str());
     double t2 = now_s();
     std::printf("compiled %s -> %s/ (target %s)\n", o->model.c_str(), r.dir.c_str(), o->target.c_str());
     std::printf("  %d groups (%d kernels, %d views), %d unique tasks -> %d kernels in libmodel.so\n", r.groups, r.kernel_groups,
                 r.view_groups, r.tasks, r.tasks);
-    std::printf("  %d tasks tuned, %d tasks untuned (default schedules)%s\n", r.tuned_tasks, r.untuned_tasks,
-                db.empty() ? " -- no --db / TETUNE_DB given" : "");
+    std::printf("  %d tasks tuned, %d tasks untuned (default schedules)\n", r.tuned_tasks, r.untuned_tasks);
     std::printf("  weights %.2f MB, buffers %.2f MB with reuse (%.2f MB without)\n", r.weights_bytes / 1e6, r.buffer_bytes / 1e6,
                 r.no_reuse_bytes / 1e6);
     std::printf("  import %.2f s, passes + fusion %.2f s, codegen %.1f s, link %.1f s, total %.1f s\n", t1 - t0, r.passes_s,
                 r.codegen_s, r.link_s, t2 - t0);
     std::printf("wrote %s/libmodel.so, graph.bin, weights.bin, manifest.json%s\n", r.dir.c_str(),
                 Target{o->target}.is_gpu() ? ", *.ptx" : "");
+    if (!r.build_dir.empty()) std::printf("kept the build directory %s/ (--keep-build)\n", r.build_dir.c_str());
   });
   rt::add_run_command(app);
 }

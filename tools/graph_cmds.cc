@@ -13,6 +13,7 @@
 #include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
 #include "te/errors.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 
 namespace tetune {
@@ -81,7 +82,7 @@ void add_run_model_command(CLI::App &app) {
   cmd->add_option("--input-shape", o->shapes, "NAME=D1,D2,... (repeatable; default: the .npy shapes)");
   cmd->add_option("--input", o->inputs, "NAME=file.npy (repeatable)")->required();
   cmd->add_option("--output", o->outputs, "file.npy or NAME=file.npy (repeatable)");
-  cmd->add_option("--repeat", o->repeat, "timed runs after one warm-up");
+  cmd->add_option("--repeat", o->repeat, "timed runs after one warm-up")->check(positive());
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
   cmd->callback([o] {
     std::map<std::string, NDArray> feeds;

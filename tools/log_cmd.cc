@@ -1,12 +1,20 @@
 // tetune log list|best|export|import: inspect and move measure records.
+//
+// list, best and export read the user's log, then the shipped log
+// (tuning_logs/log_set.h), and name the log of every record; with --db they
+// read only that database. Each is opened read-only, and a missing one is an
+// error. import writes into --db or the user's log, nothing else.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "te/errors.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/error_code.h"
+#include "tuning_logs/log_paths.h"
+#include "tuning_logs/log_set.h"
 
 namespace tetune {
 namespace cli {
@@ -14,64 +22,79 @@ namespace cli {
 namespace {
 struct LogArgs {
   std::string db, workload, target, file;
-  int k = 1;
-  bool only_valid = false;
+  int k = 1, threads = 0;  // threads: set by add_threads_option
+  bool only_valid = false, no_shipped = false;
   int top = 0;
 };
 
-tuning_log::TuningLog open_db(const LogArgs &a) {
-  return tuning_log::TuningLog::open(a.db.empty() ? tuning_log::TuningLog::default_path() : a.db);
+// The logs read: --db alone, else the user's log (once it exists) and the shipped one.
+tuning_log::LogSet open_logs(const LogArgs &a) {
+  tuning_log::LogSet logs = tuning_log::LogSet::open({a.db, a.db.empty() && !a.no_shipped});
+  for (const auto &n : logs.notes()) std::fprintf(stderr, "note: %s\n", n.c_str());
+  return logs;
 }
 
 void list(const LogArgs &a) {
-  auto db = open_db(a);
-  std::printf("%-18s %-14s %8s %8s %12s  %s\n", "workload", "op", "records", "valid", "min_ms", "target");
-  for (const auto &w : db.list_workloads())
-    std::printf("%-18s %-14s %8lld %8lld %12s  %s\n", w.workload_key.c_str(), w.op_name.c_str(),
-                static_cast<long long>(w.num_records), static_cast<long long>(w.num_valid),
-                w.best_median_ms ? std::to_string(*w.best_median_ms).c_str() : "-", w.target_key.c_str());
+  auto logs = open_logs(a);
+  for (const auto &l : logs.logs()) std::printf("# %s: %s\n", l.role.c_str(), l.log.path().c_str());
+  std::printf("%-8s %-18s %-14s %8s %8s %12s  %s\n", "db", "workload", "op", "records", "valid", "min_ms", "target");
+  for (const auto &l : logs.logs())
+    for (const auto &w : l.log.list_workloads())
+      std::printf("%-8s %-18s %-14s %8lld %8lld %12s  %s\n", l.role.c_str(), w.workload_key.c_str(), w.op_name.c_str(),
+                  static_cast<long long>(w.num_records), static_cast<long long>(w.num_valid),
+                  w.best_median_ms ? std::to_string(*w.best_median_ms).c_str() : "-", w.target_key.c_str());
 }
 
 void best(const LogArgs &a) {
-  auto db = open_db(a);
+  auto logs = open_logs(a);
   if (a.workload.empty()) throw tetune::Error("tetune log best needs --workload KEY (see `tetune log list`)");
-  tuning_log::TargetInfo host = tuning_log::host_target_info(1);
+  tuning_log::TargetInfo host = tuning_log::host_target_info(a.threads);
   if (!a.target.empty()) {
-    for (const auto &r : db.best(a.workload, a.target, a.k))
-      std::printf("%.4f ms  %.2f GFLOP/s  trial %d\n%s\n", r.median_ms, r.gflops, r.trial_index, r.schedule_json.c_str());
+    int left = a.k;
+    for (const auto &l : logs.logs())
+      for (const auto &r : l.log.best(a.workload, a.target, left)) {
+        std::printf("%.4f ms  %.2f GFLOP/s  trial %d  from %s log %s\n%s\n", r.median_ms, r.gflops, r.trial_index,
+                    l.role.c_str(), l.log.path().c_str(), r.schedule_json.c_str());
+        left--;
+      }
     return;
   }
-  auto res = db.best_with_fallback(a.workload, host);
-  if (!res.note.empty()) std::fprintf(stderr, "note: %s\n", res.note.c_str());
-  if (!res.record()) throw tetune::Error("no valid record for workload " + a.workload);
+  auto res = logs.best_with_fallback(a.workload, host);
+  if (!res.result.note.empty()) std::fprintf(stderr, "note: %s\n", res.result.note.c_str());
+  if (!res.record()) throw tetune::Error("no valid record for workload " + a.workload + " in " + logs.describe());
   const auto &r = *res.record();
-  std::printf("%.4f ms  %.2f GFLOP/s  target %s\n%s\n", r.median_ms, r.gflops, res.used_target_key.c_str(), r.schedule_json.c_str());
+  std::printf("%.4f ms  %.2f GFLOP/s  target %s  from %s log %s\n%s\n", r.median_ms, r.gflops,
+              res.result.used_target_key.c_str(), res.from->role.c_str(), res.from->log.path().c_str(),
+              r.schedule_json.c_str());
 }
 
 void export_records(const LogArgs &a) {
-  auto db = open_db(a);
+  auto logs = open_logs(a);
   tuning_log::ExportFilter f;
   if (!a.workload.empty()) f.workload_key = a.workload;
   if (!a.target.empty()) f.target_key = a.target;
   f.only_valid = a.only_valid;
   if (a.top > 0) f.top = a.top;
-  int64_t n;
-  if (a.file.empty() || a.file == "-") {
-    n = db.export_jsonl(std::cout, f);
-  } else {
-    std::ofstream out(a.file);
-    if (!out) throw tetune::Error("cannot write '" + a.file + "'");
-    n = db.export_jsonl(out, f);
+  std::ofstream file;
+  if (!a.file.empty() && a.file != "-") {
+    file.open(a.file);
+    if (!file) throw tetune::Error("cannot write '" + a.file + "'");
   }
-  std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
+  std::ostream &out = file.is_open() ? static_cast<std::ostream &>(file) : std::cout;
+  for (const auto &l : logs.logs()) {
+    int64_t n = l.log.export_jsonl(out, f);
+    std::fprintf(stderr, "exported %lld records from the %s log %s\n", static_cast<long long>(n), l.role.c_str(),
+                 l.log.path().c_str());
+  }
 }
 
 void import_records(const LogArgs &a) {
-  auto db = open_db(a);
   std::ifstream in(a.file);
   if (!in) throw tetune::Error("cannot read '" + a.file + "'");
+  const std::string path = a.db.empty() ? tuning_log::prepare_user_log_path() : a.db;
+  auto db = tuning_log::TuningLog::open(path);
   int64_t n = db.import_jsonl(in);
-  std::printf("imported %lld new records into %s\n", static_cast<long long>(n), (a.db.empty() ? tuning_log::TuningLog::default_path() : a.db).c_str());
+  std::printf("imported %lld new records into %s\n", static_cast<long long>(n), path.c_str());
 }
 }  // namespace
 
@@ -79,13 +102,20 @@ void add_log_command(CLI::App &app) {
   auto args = std::make_shared<LogArgs>();
   auto *cmd = app.add_subcommand("log", "Inspect and move tuning records (SQLite tuning log)");
   cmd->require_subcommand(1);
-  cmd->add_option("--db", args->db, "database path (default: $TETUNE_DB or tuning_logs/tetune.db)");
-  auto *l = cmd->add_subcommand("list", "workloads with record counts and the lowest valid median (min_ms) per target; `best` ranks re-measured schedules first");
+  cmd->fallthrough();  // `tetune log list --db X` as well as `tetune log --db X list`
+  cmd->add_option("--db", args->db,
+                  "this database only (list/best/export: it must exist; import: created if absent). Default: "
+                  "list/best/export read the user's log ($TETUNE_DB, else $XDG_CACHE_HOME/tetune/tetune.db), then "
+                  "the shipped log; import writes into the user's log");
+  cmd->add_flag("--no-shipped-log", args->no_shipped, "without --db: read only the user's log, not the shipped one");
+  auto *l = cmd->add_subcommand("list", "workloads with record counts and the lowest valid median (min_ms) per target and log (db: user or shipped, "
+                                "paths on the # lines); `best` ranks re-measured schedules first");
   l->callback([args] { list(*args); });
   auto *b = cmd->add_subcommand("best", "best record of a workload (host target, nearest compatible target reported)");
   b->add_option("--workload", args->workload, "workload key")->required();
   b->add_option("--target", args->target, "exact target key (default: this machine, with reported fallback)");
-  b->add_option("-k", args->k, "how many (with --target)");
+  b->add_option("-k", args->k, "how many (with --target)")->check(positive());
+  add_threads_option(b, args->threads, "thread count of this machine's target to look up (without --target)");
   b->callback([args] { best(*args); });
   auto *e = cmd->add_subcommand("export", "write records as JSON lines");
   e->add_option("-o,--output", args->file, "file (default: stdout)");
@@ -93,7 +123,7 @@ void add_log_command(CLI::App &app) {
   e->add_option("--target", args->target, "only this target key");
   e->add_flag("--only-valid", args->only_valid, "only error-free records");
   e->add_option("--top", args->top, "only the valid records of the N best-ranked schedules of each workload and target (as `best` ranks them; a compact log to ship)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   e->callback([args] { export_records(*args); });
   auto *i = cmd->add_subcommand("import", "read JSON lines (idempotent; a malformed line imports nothing)");
   i->add_option("file", args->file, "JSON lines file")->required();

@@ -7,12 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
 #include "te/errors.h"
 #include "te/interpreter.h"
 #include "te/ops/registry.h"
 #include "tuning_logs/records.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 
 namespace tetune {
@@ -22,7 +24,7 @@ namespace {
 struct RunOpArgs {
   std::string op, shape, asm_path;
   std::vector<std::string> schedule_paths;
-  int threads = 1, repeat = 20, rounds = 1;
+  int threads = 0, repeat = 20, rounds = 1;  // threads: set by add_threads_option
   uint64_t seed = 1;
   bool print_loops = false;
 };
@@ -45,9 +47,11 @@ struct Candidate {
 };
 
 void run_op(const RunOpArgs &a) {
-  if (a.rounds < 1) throw Error("run-op: --rounds must be at least 1, got " + std::to_string(a.rounds));
   set_num_threads(a.threads);
   ops::OpWorkload w = ops::build_op(a.op, ops::parse_int_list(a.shape));
+  std::vector<Tensor> all = w.inputs;
+  all.insert(all.end(), w.outputs.begin(), w.outputs.end());
+  check_tensor_sizes(all, "--shape " + a.shape + ": " + a.op);
   std::vector<std::string> paths = a.schedule_paths;
   if (paths.empty()) paths.push_back("");
   std::vector<Candidate> cands;
@@ -123,12 +127,13 @@ void add_run_op_command(CLI::App &app) {
                                  "Build an operator with a schedule (or several, side by side), check it against the "
                                  "reference, time it");
   cmd->add_option("--op", args->op, "operator name (see `tetune ops`)")->required();
-  cmd->add_option("--shape", args->shape, "comma-separated integers, e.g. 1024,1024,1024")->required();
+  cmd->add_option("--shape", args->shape, "the operator's --shape form (`tetune ops`), e.g. matmul 1024,1024,1024")->required();
   cmd->add_option("--schedule", args->schedule_paths,
                   "schedule trace JSON (default: unscheduled); give it more than once to compare schedules side by side");
-  cmd->add_option("--threads", args->threads, "worker threads");
-  cmd->add_option("--repeat", args->repeat, "timed runs per round (median reported)");
-  cmd->add_option("--rounds", args->rounds, "rounds that interleave the schedules; the median over rounds is reported");
+  add_threads_option(cmd, args->threads, "worker threads");
+  cmd->add_option("--repeat", args->repeat, "timed runs per round (median reported)")->check(positive());
+  cmd->add_option("--rounds", args->rounds, "rounds that interleave the schedules; the median over rounds is reported")
+      ->check(positive());
   cmd->add_option("--seed", args->seed, "random input seed");
   cmd->add_option("--emit-asm", args->asm_path, "also write the (first) kernel's assembly (host target) to this file");
   cmd->add_flag("--print-loops", args->print_loops, "print the lowered loop nest");

@@ -38,6 +38,7 @@ APT_PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libdnnl-dev libopenblas-dev
   libstb-dev nlohmann-json3-dev
+  libssl-dev
   fonts-dejavu-core
 )
 

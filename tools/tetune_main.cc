@@ -17,10 +17,16 @@ int main(int argc, char **argv) {
   tetune::cli::add_run_model_command(app);
   tetune::cli::add_compile_commands(app);
   tetune::cli::add_tune_model_command(app);
+  tetune::cli::add_target_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     return app.exit(e);
+  } catch (const tetune::UsageError &e) {  // an option value checked after parsing: reported as CLI11's own
+    return app.exit(CLI::ValidationError(e.what()));
+  } catch (const tetune::ExportCheckError &e) {  // an export refused before loading (runtime/export_check.h)
+    std::fprintf(stderr, "tetune: error: %s\n", e.what());
+    return 2;
   } catch (const tetune::Error &e) {
     std::fprintf(stderr, "tetune: error: %s\n", e.what());
     return 1;

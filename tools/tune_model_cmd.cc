@@ -21,7 +21,10 @@
 #include "autotune/policy/policy.h"
 #include "relay_import/onnx_importer.h"
 #include "te/errors.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
+#include "tools/progress_line.h"
+#include "tuning_logs/log_paths.h"
 
 namespace tetune {
 namespace cli {
@@ -84,27 +87,31 @@ void add_tune_model_command(CLI::App &app) {
   struct Args {
     std::string model, db, policy = "evolutionary", cost_model = "xgb", space, time_budget;
     std::vector<std::string> shapes;
-    int trials = 0, threads = 2, batch = 16, small_trials = 2, warmup = -1;
+    int trials = 0, threads = 0, batch = 16, small_trials = 2, warmup = -1;  // threads: set by add_threads_option
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
-    bool no_baseline = false, flush_cache = false;
+    bool no_baseline = false, flush_cache = false, no_shipped = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
   cmd->add_option("--input-shape", a->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
-  cmd->add_option("--trials", a->trials, "total records over all tasks (stored ones count)");
+  cmd->add_option("--trials", a->trials, "total records over all tasks (stored ones count)")->check(positive());
   cmd->add_option("--time-budget", a->time_budget, "wall-clock budget, e.g. 15m, 90s, 1h30m");
-  cmd->add_option("--db", a->db, "tuning log (default $TETUNE_DB or tuning_logs/tetune.db)");
-  cmd->add_option("--threads", a->threads, "kernel worker threads (part of the target)");
+  cmd->add_option("--db", a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
+                                 "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
+  cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
+  add_threads_option(cmd, a->threads, "kernel worker threads (part of the target the records are stored under)");
   cmd->add_option("--policy", a->policy, "evolutionary | annealing | random");
   cmd->add_option("--cost-model", a->cost_model, "xgb | random");
   cmd->add_option("--space", a->space, "search space (default: ansor)");
-  cmd->add_option("--batch", a->batch, "trials per scheduler step (and per warm-up)");
+  cmd->add_option("--batch", a->batch, "trials per scheduler step (and per warm-up)")->check(positive());
   cmd->add_option("--seed", a->seed, "random seed");
-  cmd->add_option("--warmup-trials", a->warmup, "warm-up records per task (default: 1 = the default-schedule baseline; --batch with --no-baseline)");
-  cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
-  cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials");
-  cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)");
+  cmd->add_option("--warmup-trials", a->warmup, "warm-up records per task (default: 1 = the default-schedule baseline; --batch with --no-baseline)")
+      ->check(non_negative());
+  cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
+  cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials")
+      ->check(non_negative());
+  cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)")->check(non_negative());
   cmd->add_flag("--no-baseline", a->no_baseline, "do not store the default schedule as a new task's first record");
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->callback([a] {
@@ -122,6 +129,9 @@ void add_tune_model_command(CLI::App &app) {
     o.cost_model = a->cost_model;
     o.space = a->space;
     o.db_path = a->db;
+    if (!a->no_shipped) o.read_dbs = {tuning_log::shipped_log_path()};  // "" (none found) is skipped
+    std::fprintf(stderr, "tune: records go into %s%s\n", (a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
+                 o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     o.seed = a->seed;
     o.measure.timeout_s = a->timeout;
     o.measure.flush_cache = a->flush_cache;
@@ -147,26 +157,26 @@ void add_tune_model_command(CLI::App &app) {
                  o.time_budget_s > 0 ? fmt_dur(o.time_budget_s).c_str() : "");
     int last_task = -2;
     int ntasks = static_cast<int>(tasks.size());
+    ProgressLine line(stderr);
     o.progress = [&](const autotune::ModelTuneProgress &p) {
-      if (p.task != last_task && last_task != -2) std::fprintf(stderr, "\n");
+      if (p.task != last_task) line.finish();  // a new task starts a new line on a terminal too
       last_task = p.task;
       if (p.task < 0) return;
       const auto &t = tasks[p.task].task;
       std::string budget = p.trials_budget > 0 ? std::to_string(p.trials_used) + "/" + std::to_string(p.trials_budget)
                                                : std::to_string(p.trials_used);
-      std::fprintf(stderr,
-                   "\r[%d/%d] %-28.28s w=%-2g %s %3d/%-3d best %s ms | model ~%s ms%s | trials %s | errors %d | "
-                   "%s elapsed%s%s   ",
-                   p.task + 1, ntasks, t.name.c_str(), t.weight, p.warmup ? "warm" : "grad", p.task_trials,
-                   p.task_target, fmt_ms(p.task_best_ms).c_str(), fmt_ms(p.estimated_ms).c_str(),
-                   p.tasks_without_result ? (" (+" + std::to_string(p.tasks_without_result) + " w/o result)").c_str()
-                                          : "",
-                   budget.c_str(), p.errors, fmt_dur(p.elapsed_s).c_str(), p.time_left_s >= 0 ? ", left " : "",
-                   p.time_left_s >= 0 ? fmt_dur(p.time_left_s).c_str() : "");
-      std::fflush(stderr);
+      char state[256];
+      std::snprintf(state, sizeof state, "[%d/%d] %-28.28s w=%-2g %s %3d/%-3d best %s ms | model ~%s ms%s | trials %s | errors %d |",
+                    p.task + 1, ntasks, t.name.c_str(), t.weight, p.warmup ? "warm" : "grad", p.task_trials,
+                    p.task_target, fmt_ms(p.task_best_ms).c_str(), fmt_ms(p.estimated_ms).c_str(),
+                    p.tasks_without_result ? (" (+" + std::to_string(p.tasks_without_result) + " w/o result)").c_str()
+                                           : "",
+                    budget.c_str(), p.errors);
+      line.update(state, fmt_dur(p.elapsed_s) + " elapsed" +
+                             (p.time_left_s >= 0 ? ", left " + fmt_dur(p.time_left_s) : std::string()));
     };
     autotune::ModelTuneResult r = autotune::tune_model(tasks, o);
-    std::fprintf(stderr, "\n");
+    line.finish();
     if (r.interrupted) std::fprintf(stderr, "interrupted: every measured record is stored; rerun to continue\n");
     if (r.deadline) std::fprintf(stderr, "time budget reached\n");
     std::printf("%-4s %-34s %6s %7s %10s %10s %9s\n", "#", "task", "weight", "trials", "default ms", "best ms",

@@ -19,10 +19,14 @@
 
 #include "autotune/policy/policy.h"
 #include "autotune/tuner.h"
+#include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
 #include "te/errors.h"
 #include "te/ops/registry.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
+#include "tools/progress_line.h"
+#include "tuning_logs/log_paths.h"
 
 namespace tetune {
 namespace cli {
@@ -30,9 +34,15 @@ namespace {
 
 // The operator from the registry (te/ops/registry.h), the same compute `run-op`
 // and the benchmarks build, so a tuned schedule replays there. Task name:
-// "<op>_<dims joined by x>", e.g. matmul_1024x1024x1024.
-std::vector<Tensor> build_op(const std::string &op, const std::vector<int64_t> &d, std::string *name) {
-  std::vector<Tensor> outs = ops::build_op(op, d).outputs;
+// "<op>_<dims joined by x>", e.g. matmul_1024x1024x1024. A shape whose tensors cannot be
+// compiled or do not fit in memory is a ShapeError naming --shape (codegen/buffer_limits.h).
+std::vector<Tensor> build_op(const std::string &op, const std::string &shape, const std::vector<int64_t> &d,
+                             std::string *name) {
+  ops::OpWorkload w = ops::build_op(op, d);
+  std::vector<Tensor> all = w.inputs;
+  all.insert(all.end(), w.outputs.begin(), w.outputs.end());
+  check_tensor_sizes(all, "--shape " + shape + ": " + op);
+  std::vector<Tensor> outs = w.outputs;
   std::ostringstream nm;
   nm << op;
   for (size_t i = 0; i < d.size(); i++) nm << (i ? "x" : "_") << d[i];
@@ -109,8 +119,8 @@ void add_tune_op_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("tune-op", "auto-tune one operator and store every measurement in the tuning log");
   struct Args {
     std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb", target = "host";
-    int trials = 64, threads = 2, batch = 16;
-    bool resume = false, no_library = false, flush_cache = false;
+    int trials = 64, threads = 0, batch = 16;  // threads: set by add_threads_option
+    bool resume = false, no_library = false, flush_cache = false, no_shipped = false;
     std::string remote_command, runner;
     uint64_t seed = 0;
     double timeout = 20;
@@ -118,17 +128,19 @@ void add_tune_op_command(CLI::App &app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("--op", a->op, "an operator of `tetune ops` (matmul, conv2d, ...)")->required();
   cmd->add_option("--shape", a->shape, "the operator's --shape form (`tetune ops`): matmul M,N,K; conv2d N,C,H,W,K,R,S[,stride[,pad]]")->required();
-  cmd->add_option("--trials", a->trials, "total measured records wanted");
-  cmd->add_option("--threads", a->threads, "kernel worker threads");
+  cmd->add_option("--trials", a->trials, "total measured records wanted")->check(positive());
+  add_threads_option(cmd, a->threads, "kernel worker threads (part of the target the records are stored under)");
   cmd->add_option("--policy", a->policy, "evolutionary | annealing | random");
   cmd->add_option("--cost-model", a->cost_model, "xgb | random");
   cmd->add_option("--space", a->space, "search space (default: ansor when linked, else basic)");
-  cmd->add_option("--batch", a->batch, "candidates per batch");
-  cmd->add_option("--db", a->db, "tuning log (default $TETUNE_DB or tuning_logs/tetune.db)");
+  cmd->add_option("--batch", a->batch, "candidates per batch")->check(positive());
+  cmd->add_option("--db", a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
+                                 "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
+  cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   cmd->add_flag("--resume", a->resume, "continue: stored records count towards --trials and train the model");
   cmd->add_option("--plot", a->plot, "write the tuning curve (best GFLOP/s vs trials) as SVG");
   cmd->add_option("--seed", a->seed, "random seed");
-  cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)");
+  cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
   cmd->add_flag("--no-library", a->no_library, "skip the oneDNN comparison");
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->add_option("--target", a->target, "host | cuda | a Halide target string (default host)");
@@ -140,9 +152,10 @@ void add_tune_op_command(CLI::App &app) {
   cmd->callback([a] {
     std::string name;
     auto dims = ops::parse_int_list(a->shape);
-    auto outs = build_op(a->op, dims, &name);
+    auto outs = build_op(a->op, a->shape, dims, &name);
     Target target{a->target};
     const bool gpu = target.is_gpu();  // raises CodegenError naming an unknown target
+    if (a->remote_command.empty()) require_measurable_here(target, "--target");
     autotune::Task task = autotune::make_task(name, outs, target, a->threads);
     autotune::TuneOptions o;
     o.trials = a->trials;
@@ -151,6 +164,7 @@ void add_tune_op_command(CLI::App &app) {
     o.cost_model = a->cost_model;
     o.space = a->space;
     o.db_path = a->db;
+    if (!a->no_shipped) o.read_dbs = {tuning_log::shipped_log_path()};  // "" (none found) is skipped
     o.resume = a->resume;
     o.seed = a->seed;
     o.op_name = a->op;
@@ -162,20 +176,23 @@ void add_tune_op_command(CLI::App &app) {
       ro.runner = a->runner;
       o.remote = ro;
     }
-    o.progress = [](const autotune::TuneProgress &p) {
+    auto line = std::make_shared<ProgressLine>(stderr);
+    o.progress = [line](const autotune::TuneProgress &p) {
       int w = 30, fill = p.trials_total ? w * p.trials_done / p.trials_total : w;
-      std::fprintf(stderr, "\r[%s%s] %d/%d  best %.2f GFLOP/s  errors %d  elapsed %s  ETA %s   ",
-                   std::string(fill, '#').c_str(), std::string(w - fill, '.').c_str(), p.trials_done, p.trials_total,
-                   p.best_gflops, p.errors, fmt_time(p.elapsed_s).c_str(), fmt_time(p.eta_s).c_str());
-      std::fflush(stderr);
+      char state[160];
+      std::snprintf(state, sizeof state, "[%s%s] %d/%d  best %.2f GFLOP/s  errors %d", std::string(fill, '#').c_str(),
+                    std::string(w - fill, '.').c_str(), p.trials_done, p.trials_total, p.best_gflops, p.errors);
+      line->update(state, "elapsed " + fmt_time(p.elapsed_s) + "  ETA " + fmt_time(p.eta_s));
     };
     std::fprintf(stderr, "tune-op %s: %.3f GFLOP per run, target %s, %d threads, policy %s, space %s, measured %s\n",
                  name.c_str(), task.flops / 1e9, a->target.c_str(), a->threads, a->policy.c_str(),
                  autotune::space_name(task, o).c_str(),
                  o.remote || gpu ? ("by `" + o.remote.value_or(autotune::RemoteOptions{}).command + "`").c_str()
                                  : "here, in child processes");
+    std::fprintf(stderr, "tune-op: records go into %s%s\n", (a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
+                 o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     autotune::TuneResult r = autotune::tune(task, o);
-    std::fprintf(stderr, "\n");
+    line->finish();
     std::printf("task: %s\ntarget: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
                 name.c_str(), r.target_key.c_str(), r.total_records, r.measured, r.errors, r.elapsed_s, r.search_s, r.measure_s);
     if (r.measured > 0) std::printf("throughput: %.2f candidates/s\n", r.measured / std::max(r.elapsed_s, 1e-9));

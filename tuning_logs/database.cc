@@ -1,13 +1,18 @@
 #include "tuning_logs/database.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <istream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
@@ -16,6 +21,7 @@
 
 #include "te/errors.h"
 #include "tuning_logs/jsonl.h"
+#include "tuning_logs/log_paths.h"
 #include "tuning_logs/schema.h"
 #include "tuning_logs/sqlite_util.h"
 
@@ -108,6 +114,89 @@ std::string fmt_ms(double v) {
   return os.str();
 }
 
+// Files that passed quick_check in this process, by identity and the state
+// of the main file (a WAL log's main file changes only at checkpoints).
+using FileState = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
+
+bool file_state(const std::string &path, FileState *out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) return false;
+  *out = {st.st_dev, st.st_ino, st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec),
+          static_cast<int64_t>(st.st_mtim.tv_nsec)};
+  return true;
+}
+
+std::mutex checked_mu;
+std::set<FileState> &checked_files() {
+  static std::set<FileState> s;
+  return s;
+}
+
+// Refuses to write into an existing file that fails PRAGMA quick_check: a
+// write into a damaged b-tree can spread the damage over records still intact.
+void check_before_write(sqlite3 *db, const std::string &path) {
+  FileState state;
+  if (!file_state(path, &state)) return;  // new or empty: nothing to check
+  {
+    std::lock_guard<std::mutex> lk(checked_mu);
+    if (checked_files().count(state)) return;
+  }
+  std::string result;
+  try {
+    Statement st(db, path, "PRAGMA quick_check");
+    while (st.step()) result += (result.empty() ? "" : "; ") + st.column_text(0);
+  } catch (const TuningLogError &e) {
+    result = e.what();
+  }
+  if (result != "ok") {
+    if (result.size() > 600) result = result.substr(0, 600) + " ...";
+    throw TuningLogError("tuning log '" + path +
+                         "': the database is damaged (PRAGMA quick_check: " + result +
+                         "); refusing to write into it, nothing was written. Restore it from a copy, "
+                         "or save what is readable with `sqlite3 " + path + " .recover`");
+  }
+  std::lock_guard<std::mutex> lk(checked_mu);
+  checked_files().insert(state);
+}
+
+// "file:" URI of a path (RFC 3986 escapes for what SQLite's URI parser reads).
+std::string file_uri(const std::string &path, bool immutable) {
+  std::string uri = path.size() > 0 && path[0] == '/' ? "file://" : "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", static_cast<unsigned char>(c));
+      uri += b;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
+// Opens `path` read-only and reads its schema table once; returns the
+// connection or, through *rc, the SQLite result code of the failure.
+sqlite3 *try_open_read_only(const std::string &path, bool immutable, int *rc, std::string *msg) {
+  sqlite3 *db = nullptr;
+  *rc = sqlite3_open_v2(file_uri(path, immutable).c_str(), &db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (*rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, internal::kBusyTimeoutMs);
+    sqlite3_stmt *st = nullptr;
+    *rc = sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &st, nullptr);
+    if (*rc == SQLITE_OK) {
+      int step = sqlite3_step(st);
+      *rc = step == SQLITE_ROW ? SQLITE_OK : step;
+    }
+    sqlite3_finalize(st);
+    if (*rc == SQLITE_OK) return db;
+  }
+  *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(*rc);
+  sqlite3_close_v2(db);
+  return nullptr;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- lifetime
@@ -116,7 +205,7 @@ TuningLog::TuningLog(sqlite3 *db, std::string path)
     : db_(db), path_(std::move(path)) {}
 
 TuningLog::TuningLog(TuningLog &&other) noexcept
-    : db_(other.db_), path_(std::move(other.path_)) {
+    : db_(other.db_), path_(std::move(other.path_)), read_only_(other.read_only_) {
   other.db_ = nullptr;
 }
 
@@ -125,6 +214,7 @@ TuningLog &TuningLog::operator=(TuningLog &&other) noexcept {
     close();
     db_ = other.db_;
     path_ = std::move(other.path_);
+    read_only_ = other.read_only_;
     other.db_ = nullptr;
   }
   return *this;
@@ -147,6 +237,14 @@ sqlite3 *TuningLog::handle() const {
   return db_;
 }
 
+sqlite3 *TuningLog::writable_handle() const {
+  if (read_only_) {
+    throw TuningLogError("tuning log '" + path_ +
+                         "': opened read-only; records go into the user's own log (--db or $TETUNE_DB)");
+  }
+  return handle();
+}
+
 TuningLog TuningLog::open(const std::string &path) {
   if (path.empty()) throw TuningLogError("tuning log: empty database path");
   sqlite3 *db = nullptr;
@@ -162,19 +260,51 @@ TuningLog TuningLog::open(const std::string &path) {
   TuningLog log(db, path);  // closes db if anything below throws
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, internal::kBusyTimeoutMs);
+  check_before_write(db, log.path_);
   ensure_schema(db, log.path_);
   return log;
 }
 
-std::string TuningLog::default_path() {
-  if (const char *env = std::getenv("TETUNE_DB"); env && *env) return env;
-  if (const char *ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"); ws && *ws) {
-    std::string root = ws;
-    if (root.back() != '/') root += '/';
-    return root + "tuning_logs/tetune.db";
+TuningLog TuningLog::open_read_only(const std::string &path) {
+  if (path.empty()) throw TuningLogError("tuning log: empty database path");
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw TuningLogError("tuning log '" + path + "': no such tuning log");
+    throw TuningLogError("tuning log '" + path + "': cannot open: " + std::strerror(errno));
   }
-  return "tuning_logs/tetune.db";
+  if (S_ISDIR(st.st_mode)) throw TuningLogError("tuning log '" + path + "': is a directory, not a tuning log");
+  int rc = SQLITE_OK;
+  std::string msg;
+  sqlite3 *db = try_open_read_only(path, false, &rc, &msg);
+  // A WAL log needs its -shm file even to be read; in a directory this
+  // process cannot write, SQLite cannot create it (SQLITE_READONLY_DIRECTORY
+  // or SQLITE_CANTOPEN). Without a -wal file holding pages, every committed
+  // page is in the main file and no writer is active (it would have created
+  // the -wal), so the file is read as immutable (https://www.sqlite.org/wal.html,
+  // "Read-Only Databases").
+  const int primary = rc & 0xff;
+  if (!db && (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN)) {
+    struct stat wal;
+    if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+      throw TuningLogError("tuning log '" + path + "': cannot read this WAL-mode log: its directory is not writable, "
+                           "so SQLite cannot create '" + path + "-shm', and '" + path +
+                           "-wal' holds pages not yet in the main file (" + msg +
+                           "). Ask its owner to run `sqlite3 " + path +
+                           " 'PRAGMA wal_checkpoint(TRUNCATE)'`, or copy both files to a writable directory");
+    }
+    db = try_open_read_only(path, true, &rc, &msg);
+  }
+  if (!db) {
+    throw TuningLogError("tuning log '" + path + "': cannot open read-only: " + msg + " (sqlite code " +
+                         std::to_string(rc) + ")");
+  }
+  TuningLog log(db, path);  // closes db if anything below throws
+  log.read_only_ = true;
+  check_schema_read_only(db, log.path_);
+  return log;
 }
+
+std::string TuningLog::default_path() { return user_log_path(); }
 
 // ---------------------------------------------------------------- writes
 
@@ -223,13 +353,13 @@ int64_t TuningLog::insert_record_locked(const MeasureRecord &r) {
 }
 
 void TuningLog::upsert_workload(const WorkloadInfo &w) {
-  WriteTransaction tx(handle(), path_);
+  WriteTransaction tx(writable_handle(), path_);
   upsert_workload_locked(w);
   tx.commit();
 }
 
 void TuningLog::upsert_target(const TargetInfo &t) {
-  WriteTransaction tx(handle(), path_);
+  WriteTransaction tx(writable_handle(), path_);
   upsert_target_locked(t);
   tx.commit();
 }
@@ -240,7 +370,7 @@ int64_t TuningLog::add_record(const MeasureRecord &r) {
                          r.workload_key + "' has invalid error_code " +
                          std::to_string(r.error_code));
   }
-  WriteTransaction tx(handle(), path_);
+  WriteTransaction tx(writable_handle(), path_);
   int64_t id = insert_record_locked(r);
   tx.commit();
   return id;
@@ -517,7 +647,7 @@ int64_t TuningLog::import_jsonl(std::istream &in) {
                          std::to_string(line_no));
   }
 
-  WriteTransaction tx(handle(), path_);
+  WriteTransaction tx(writable_handle(), path_);
   Statement exists(db_, path_,
                    "SELECT 1 FROM records WHERE workload_key = ? AND "
                    "target_key = ? AND timestamp_unix_ms = ? AND "

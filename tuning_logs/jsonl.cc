@@ -66,6 +66,15 @@ double get_double(const json &obj, const char *name, const char *where,
   return it->get<double>();
 }
 
+// A measured time in ms: finite and positive (a failed run is written as null).
+double checked_ms(const json &v, const std::string &what, size_t line) {
+  double ms = v.get<double>();
+  if (!std::isfinite(ms) || ms <= 0) {
+    fail(line, what + " = " + v.dump() + " is not a time: it must be a finite number of ms > 0 (null for a failed run)");
+  }
+  return ms;
+}
+
 }  // namespace
 
 std::string to_jsonl_line(const JsonlEntry &e) {
@@ -111,7 +120,7 @@ JsonlEntry parse_jsonl_line(const std::string &line, size_t n) {
   json j;
   try {
     j = json::parse(line);
-  } catch (const json::parse_error &err) {
+  } catch (const json::exception &err) {  // parse_error, and out_of_range for a number past double ("1e999")
     fail(n, std::string("invalid JSON: ") + err.what());
   }
   if (!j.is_object()) fail(n, "expected a JSON object");
@@ -132,11 +141,12 @@ JsonlEntry parse_jsonl_line(const std::string &line, size_t n) {
     if (!it->is_array()) fail(n, "record.costs_ms must be an array");
     for (const auto &c : *it) {
       if (c.is_null()) m.costs_ms.push_back(std::numeric_limits<double>::infinity());
-      else if (c.is_number()) m.costs_ms.push_back(c.get<double>());
+      else if (c.is_number()) m.costs_ms.push_back(checked_ms(c, "record.costs_ms[" + std::to_string(m.costs_ms.size()) + "]", n));
       else fail(n, "record.costs_ms must hold numbers or null");
     }
   }
   m.median_ms = get_double(r, "median_ms", "record", n, median_of(m.costs_ms));
+  if (auto it = r.find("median_ms"); it != r.end() && it->is_number()) checked_ms(*it, "record.median_ms", n);
   int64_t code = get_int(r, "error_code", "record", n, true);
   if (code < 0 || code > 7) {
     fail(n, "record.error_code " + std::to_string(code) + " is out of range [0, 7]");
@@ -144,6 +154,8 @@ JsonlEntry parse_jsonl_line(const std::string &line, size_t n) {
   m.error_code = static_cast<int>(code);
   m.error_msg = get_string(r, "error_msg", "record", n, false);
   m.gflops = get_double(r, "gflops", "record", n, 0.0);
+  if (auto it = r.find("gflops"); it != r.end() && it->is_number() && !(std::isfinite(m.gflops) && m.gflops >= 0))
+    fail(n, "record.gflops = " + it->dump() + " must be a finite number >= 0 (null when unknown)");
   m.timestamp_unix_ms = get_int(r, "timestamp_unix_ms", "record", n, false);
   m.tuner_version = get_string(r, "tuner_version", "record", n, false);
   m.trial_index = static_cast<int>(get_int(r, "trial_index", "record", n, false));

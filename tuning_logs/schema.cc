@@ -111,6 +111,12 @@ State classify(sqlite3 *db, const std::string &path) {
 
 }  // namespace
 
+void check_schema_read_only(sqlite3 *db, const std::string &path) {
+  if (classify(db, path) == State::kEmpty) {
+    throw TuningLogError("tuning log '" + path + "': not a tuning log (the database holds no tables)");
+  }
+}
+
 void ensure_schema(sqlite3 *db, const std::string &path) {
   // 1. Read-only inspection: fails for garbage / foreign files before any
   //    byte of them is written.

@@ -24,4 +24,12 @@ inline constexpr const char *kApplicationName = "tetune.tuning_log";
  */
 void ensure_schema(sqlite3 *db, const std::string &path);
 
+/**
+ * Verifies a log opened read-only without writing anything: accepts a
+ * database carrying our meta row with schema_version <= kSchemaVersion;
+ * raises tetune::TuningLogError naming `path` for anything else, an empty
+ * database (no tables: "not a tuning log") included.
+ */
+void check_schema_read_only(sqlite3 *db, const std::string &path);
+
 }  // namespace tetune::tuning_log

@@ -5,6 +5,7 @@
 
 #include "tuning_logs/database.h"
 #include "tuning_logs/error_code.h"
+#include "tuning_logs/log_paths.h"
 #include "tuning_logs/records.h"
 #include "tuning_logs/target_info.h"
 
@@ -23,20 +24,25 @@ double median_of(std::vector<double> v) { return tuning_log::median_of(std::move
 
 struct RecordStore::Impl {
   tuning_log::TuningLog db;
+  std::vector<tuning_log::TuningLog> read_also;  // opened read-only
 };
 
 RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
-                         const std::string &description_json, int threads)
-    : RecordStore(db_path, workload_key, op_name, description_json, tuning_log::host_target_info(std::max(1, threads))) {}
+                         const std::string &description_json, int threads, const std::vector<std::string> &read_also)
+    : RecordStore(db_path, workload_key, op_name, description_json, tuning_log::host_target_info(std::max(1, threads)),
+                  read_also) {}
 
 RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
-                         const std::string &description_json, const tuning_log::TargetInfo &t)
+                         const std::string &description_json, const tuning_log::TargetInfo &t,
+                         const std::vector<std::string> &read_also)
     : workload_key_(workload_key) {
-  path_ = db_path.empty() ? tuning_log::TuningLog::default_path() : db_path;
-  impl_.reset(new Impl{tuning_log::TuningLog::open(path_)});
+  path_ = db_path.empty() ? tuning_log::prepare_user_log_path() : db_path;
+  impl_.reset(new Impl{tuning_log::TuningLog::open(path_), {}});
   target_key_ = t.key();
   impl_->db.upsert_workload({workload_key, op_name, description_json});
   impl_->db.upsert_target(t);
+  for (const auto &p : read_also)
+    if (!p.empty() && !tuning_log::same_file(p, path_)) impl_->read_also.push_back(tuning_log::TuningLog::open_read_only(p));
 }
 RecordStore::~RecordStore() = default;
 
@@ -76,16 +82,24 @@ StoredRecord stored(const tuning_log::MeasureRecord &m) {
 std::vector<StoredRecord> RecordStore::records() const {
   std::vector<StoredRecord> out;
   for (const auto &m : impl_->db.records(workload_key_, target_key_)) out.push_back(stored(m));
+  for (const auto &log : impl_->read_also)
+    for (const auto &m : log.records(workload_key_, target_key_)) out.push_back(stored(m));
   return out;
 }
 
 std::vector<StoredRecord> RecordStore::best(int k) const {
   std::vector<StoredRecord> out;
   for (const auto &m : impl_->db.best(workload_key_, target_key_, k)) out.push_back(stored(m));
+  for (const auto &log : impl_->read_also)
+    for (const auto &m : log.best(workload_key_, target_key_, k - static_cast<int>(out.size()))) out.push_back(stored(m));
   return out;
 }
 
-int64_t RecordStore::count() const { return impl_->db.count_records(workload_key_, target_key_); }
+int64_t RecordStore::count() const {
+  int64_t n = impl_->db.count_records(workload_key_, target_key_);
+  for (const auto &log : impl_->read_also) n += log.count_records(workload_key_, target_key_);
+  return n;
+}
 std::string RecordStore::integrity_check() const { return impl_->db.integrity_check(); }
 
 }  // namespace autotune

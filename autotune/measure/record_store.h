@@ -48,25 +48,38 @@ struct StoredRecord {
   bool ok() const { return error_code == 0; }
 };
 
-/** A TuningLog bound to one (workload, target). Raises TuningLogError. */
+/**
+ * A TuningLog bound to one (workload, target). Raises TuningLogError.
+ * Records are written into db_path only; the logs of `read_also` (the shipped
+ * log, tuning_logs/log_paths.h) are opened read-only and their records of the
+ * same (workload, target) are read after db_path's, as stored ones.
+ */
 class RecordStore {
  public:
-  /** Opens db_path (default path when empty), upserts the workload and the host target with `threads`. */
+  /**
+   * Opens db_path for writing (the user's log when empty: its directory is
+   * created), upserts the workload and the host target with `threads`, and
+   * opens each existing file of read_also read-only (db_path itself skipped).
+   */
   RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
-              const std::string &description_json, int threads);
+              const std::string &description_json, int threads, const std::vector<std::string> &read_also = {});
   /** Same, for records measured on another machine (autotune/remote): upserts `target`. */
   RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
-              const std::string &description_json, const tuning_log::TargetInfo &target);
+              const std::string &description_json, const tuning_log::TargetInfo &target,
+              const std::vector<std::string> &read_also = {});
   ~RecordStore();
-  /** Commits one record (durable on return); returns its id. Timestamp filled in when 0. */
+  /** Commits one record into db_path (durable on return); returns its id. Timestamp filled in when 0. */
   int64_t add(StoredRecord r);
+  /** Records of db_path by id, then those of each read_also log. */
   std::vector<StoredRecord> records() const;
   /**
    * The k best-ranked schedules, one record each (tuning_log::TuningLog::best:
    * a re-measured schedule costs its middle measurement, and re-measured
-   * schedules rank before those measured once), best first.
+   * schedules rank before those measured once), best first: db_path's, then
+   * (up to k in all) those of the read_also logs, each log ranked on its own.
    */
   std::vector<StoredRecord> best(int k = 1) const;
+  /** Records in db_path and the read_also logs together. */
   int64_t count() const;
   std::string integrity_check() const;
   const std::string &target_key() const { return target_key_; }

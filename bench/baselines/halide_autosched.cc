@@ -126,7 +126,7 @@ BenchResult halide_autosched(const BenchSpec &s, int threads, const std::string 
     in0.set(b0);
     in1.set(b1);
 
-    auto run = [&] { p.realize(bo); };
+    auto run = [&] { p.realize(bo, target); };  // without the target, realize() recompiles for Halide's own host guess
     std::ostringstream note;
     note.precision(3);
     note << scheduler << " autoschedule " << std::chrono::duration<double>(t1 - t0).count()

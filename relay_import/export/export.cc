@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -16,11 +17,16 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/gpu_schedules.h"
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
 #include "relay_import/default_schedule.h"
+#include "runtime/cpu_features.h"
+#include "runtime/export_check.h"
 #include "runtime/plan.h"
+#include "runtime/sha256.h"
 #include "te/errors.h"
 
 namespace tetune {
@@ -53,24 +59,44 @@ void write_file(const std::string &path, const std::string &data) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename '" + tmp + "' to '" + path + "'");
 }
 
-std::string json_esc(const std::string &s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\', r += c;
-    else if (c == '\n') r += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      r += b;
-    } else r += c;
+// The build directory: created fresh by mkdtemp under $TMPDIR (or /tmp), never
+// a path of the user's. Removed on destruction (success or error) unless kept.
+class BuildDir {
+ public:
+  BuildDir() {
+    const char *t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/tetune-build-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) throw Error("cannot create a build directory from " + tmpl + ": " + std::strerror(errno));
+    path_ = buf.data();
   }
-  return r;
-}
+  ~BuildDir() {
+    if (keep_) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);  // only what mkdtemp made for us
+  }
+  BuildDir(const BuildDir &) = delete;
+  BuildDir &operator=(const BuildDir &) = delete;
+  const std::string &path() const { return path_; }
+  void keep() { keep_ = true; }
 
-std::string json_shape(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); i++) r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "]";
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+// Moves a file tetune wrote in the build directory to dst (replacing a previous export's file of that name):
+// rename, or, across file systems, a copy to dst.tmp renamed into place, so dst is never half-written.
+void move_into(const std::string &src, const std::string &dst) {
+  if (std::rename(src.c_str(), dst.c_str()) == 0) return;
+  if (errno != EXDEV) throw Error("cannot move '" + src + "' to '" + dst + "': " + std::strerror(errno));
+  const std::string tmp = dst + ".tmp";
+  std::error_code ec;
+  std::filesystem::copy_file(src, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) throw Error("cannot copy '" + src + "' to '" + tmp + "': " + ec.message());
+  if (std::rename(tmp.c_str(), dst.c_str()) != 0) throw Error("cannot rename '" + tmp + "' to '" + dst + "': " + std::strerror(errno));
+  std::remove(src.c_str());
 }
 
 std::string c_ident(const std::string &s, size_t max_len) {
@@ -90,12 +116,14 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   res.dir = out_dir;
   mkdirs(out_dir);
-  const std::string build = out_dir + "/build";
-  {
-    std::string ignore;
-    run_shell("rm -rf " + shell_quote(build), &ignore);
+  // Objects, headers and the kernel table go to a fresh directory of our own; only the
+  // export's files are moved into out_dir, so nothing of the user's there is deleted.
+  BuildDir build_dir;
+  if (o.keep_build) {
+    build_dir.keep();
+    res.build_dir = build_dir.path();
   }
-  mkdirs(build);
+  const std::string build = build_dir.path();
   const bool gpu = o.compile.target.is_gpu();
 
   double t0 = now_s();
@@ -282,9 +310,11 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
       throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
     }
     if (gpu) {
-      std::string err;
-      if (run_shell("cp " + shell_quote(build + "/" + name + ".ptx") + " " + shell_quote(out_dir + "/" + name + ".ptx"), &err) != 0)
-        throw Error("cannot copy the PTX of " + name + ": " + err);
+      // copied, not moved: a kept build directory stays complete
+      std::error_code ec;
+      std::filesystem::copy_file(build + "/" + name + ".ptx", out_dir + "/" + name + ".ptx",
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) throw Error("cannot copy the PTX of " + name + " to " + out_dir + ": " + ec.message());
     }
   }
   compile_runtime(build + "/halide_runtime.o", o.compile.target);
@@ -295,7 +325,8 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   {
     std::vector<LibraryKernel> lk;
     for (const auto &k : plan.kernels) lk.push_back({k.name, k.num_args, build + "/" + k.name + ".o"});
-    link_kernel_library(lk, build + "/halide_runtime.o", build, out_dir + "/libmodel.so", o.cxx);
+    link_kernel_library(lk, build + "/halide_runtime.o", build, build + "/libmodel.so", o.cxx);
+    move_into(build + "/libmodel.so", out_dir + "/libmodel.so");
   }
   res.library = out_dir + "/libmodel.so";
   res.link_s = now_s() - t2;
@@ -310,41 +341,47 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   }
   write_file(out_dir + "/graph.bin", plan.encode());
   {
-    std::ostringstream js;
+    // nlohmann's ordered_json keeps the fields in this order; check_export() (runtime/export_check.h) reads
+    // format, halide_target, required_extensions and files.
+    using ojson = nlohmann::ordered_json;
     auto io_list = [&](const std::vector<int32_t> &ids) {
-      std::string r = "[";
-      for (size_t i = 0; i < ids.size(); i++) {
-        const auto &v = plan.values[ids[i]];
-        r += std::string(i ? ", " : "") + "{\"name\": \"" + json_esc(v.name) + "\", \"shape\": " + json_shape(v.shape) +
-             ", \"dtype\": \"" + rt::dtype_name(v.dtype_code, v.dtype_bits) + "\"}";
+      ojson r = ojson::array();
+      for (int32_t id : ids) {
+        const auto &v = plan.values[id];
+        r.push_back({{"name", v.name}, {"shape", v.shape}, {"dtype", rt::dtype_name(v.dtype_code, v.dtype_bits)}});
       }
-      return r + "]";
+      return r;
     };
-    js << "{\n"
-       << "  \"format\": \"tetune-export-1\",\n"
-       << "  \"tetune_version\": \"" << kTetuneVersion << "\",\n"
-       << "  \"model\": \"" << json_esc(plan.model) << "\",\n"
-       << "  \"inputs\": " << io_list(plan.inputs) << ",\n"
-       << "  \"outputs\": " << io_list(plan.outputs) << ",\n"
-       << "  \"target\": \"" << json_esc(plan.target) << "\",\n"
-       << "  \"halide_target\": \"" << json_esc(plan.halide_target) << "\",\n"
-       << "  \"groups\": " << res.groups << ", \"kernel_groups\": " << res.kernel_groups << ", \"view_groups\": " << res.view_groups << ",\n"
-       << "  \"tasks\": " << res.tasks << ", \"tuned_tasks\": " << res.tuned_tasks << ", \"untuned_tasks\": " << res.untuned_tasks << ",\n"
-       << "  \"tuned_groups\": " << res.tuned_groups << ", \"untuned_groups\": " << res.untuned_groups << ",\n"
-       << "  \"schedules\": \"" << json_esc(o.tuned_note.empty() ? (o.compile.schedule_for ? "schedule_for hook" : "default schedules") : o.tuned_note) << "\",\n"
-       << "  \"tuning_db\": " << (o.tuning_db.empty() ? std::string("null") : "\"" + json_esc(o.tuning_db) + "\"") << ",\n"
-       << "  \"weights_bytes\": " << res.weights_bytes << ", \"buffer_bytes\": " << res.buffer_bytes << ", \"no_reuse_bytes\": " << res.no_reuse_bytes << ",\n"
-       << "  \"files\": [\"libmodel.so\", \"graph.bin\", \"weights.bin\"";
+    ojson js;
+    js["format"] = rt::kManifestFormat;
+    js["tetune_version"] = kTetuneVersion;
+    js["model"] = plan.model;
+    js["inputs"] = io_list(plan.inputs);
+    js["outputs"] = io_list(plan.outputs);
+    js["target"] = plan.target;
+    js["halide_target"] = plan.halide_target;
+    // The CPU extensions (LLVM names) the host code of libmodel.so may use: tetune run refuses it on a CPU without them.
+    js["required_extensions"] = rt::required_extensions(plan.halide_target);
+    js["groups"] = res.groups, js["kernel_groups"] = res.kernel_groups, js["view_groups"] = res.view_groups;
+    js["tasks"] = res.tasks, js["tuned_tasks"] = res.tuned_tasks, js["untuned_tasks"] = res.untuned_tasks;
+    js["tuned_groups"] = res.tuned_groups, js["untuned_groups"] = res.untuned_groups;
+    js["schedules"] = o.tuned_note.empty() ? (o.compile.schedule_for ? "schedule_for hook" : "default schedules") : o.tuned_note;
+    js["tuning_db"] = o.tuning_db.empty() ? ojson(nullptr) : ojson(o.tuning_db);
+    js["weights_bytes"] = res.weights_bytes, js["buffer_bytes"] = res.buffer_bytes, js["no_reuse_bytes"] = res.no_reuse_bytes;
+    // Size and SHA-256 of every file of the export, as written: a truncated or altered file is refused before loading.
+    std::vector<std::string> files = {"libmodel.so", "graph.bin", "weights.bin"};
     if (gpu)
-      for (const auto &k : plan.kernels) js << ", \"" << k.name << ".ptx\"";
-    js << "]\n}\n";
-    write_file(out_dir + "/manifest.json", js.str());
+      for (const auto &k : plan.kernels) files.push_back(k.name + ".ptx");
+    ojson fj = ojson::object();
+    for (const auto &f : files) {
+      long long bytes = 0;
+      std::string digest = rt::sha256_file_hex(out_dir + "/" + f, &bytes);
+      fj[f] = {{"bytes", bytes}, {"sha256", digest}};
+    }
+    js["files"] = fj;
+    write_file(out_dir + "/" + rt::kManifestFile, js.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
   }
-  if (!o.keep_build) {
-    std::string ignore;
-    run_shell("rm -rf " + shell_quote(build), &ignore);
-  }
-  return res;
+  return res;  // build_dir removes the build directory unless kept
 }
 
 }  // namespace relay

@@ -10,13 +10,23 @@
 // runtime object and links them, with a generated kernel table (runtime/plan.h
 // KernelEntry), into OUT/libmodel.so using the system C++ compiler
 // (`$CXX`, default g++, `-shared -fPIC -Wl,-Bsymbolic`: the kernels bind to
-// their own Halide runtime even when another one is loaded). Writes:
+// their own Halide runtime even when another one is loaded). Objects,
+// headers and the kernel table are built in a fresh directory made by mkdtemp
+// under $TMPDIR (or /tmp), removed afterwards unless ExportOptions::keep_build;
+// nothing in OUT/ but the files below is written, and nothing is deleted there
+// (an OUT/build/ of the user's is left alone). Writes:
 //   OUT/libmodel.so   kernels + Halide runtime (exports halide_set_num_threads)
 //   OUT/graph.bin     execution plan (runtime/plan.h): values, groups, kernels, buffers
 //   OUT/weights.bin   constants read by the kernels (64-byte aligned)
 //   OUT/manifest.json model, inputs / outputs (names, shapes, dtypes), target,
-//                     tuned / untuned task counts, tetune version, files
+//                     the CPU extensions libmodel.so needs (required_extensions),
+//                     tuned / untuned task counts, tetune version, and each
+//                     file's size and SHA-256 (format rt::kManifestFormat,
+//                     checked before loading by runtime/export_check.h)
 //   OUT/NAME.ptx      per kernel, for a CUDA target
+// A task counts as tuned when CompileOptions::is_tuned says so (with
+// use_tuned_schedules: a stored trace of it replays), the same test the
+// schedule hook applies, so the counts match what libmodel.so holds.
 // Buffers: intermediates share planned buffers by liveness (greedy best fit as
 // relay::plan_memory, with view groups aliasing their input's memory); graph
 // outputs get buffers of their own. Raises CodegenError / Error on failure.
@@ -36,7 +46,7 @@ constexpr const char *kTetuneVersion = "tetune 0.1";
 struct ExportOptions {
   CompileOptions compile;
   std::string cxx;               // compiler driver; "" = $CXX or g++
-  bool keep_build = false;       // keep OUT/build/ (objects, headers, kernel table source)
+  bool keep_build = false;       // keep the build directory (objects, headers, kernel table source): ExportResult::build_dir
   std::string model_path;        // for the manifest
   std::string tuning_db;         // for the manifest ("" = none)
   std::string tuned_note;        // for the manifest (how schedules were chosen)
@@ -45,6 +55,7 @@ struct ExportOptions {
 
 struct ExportResult {
   std::string dir, library;
+  std::string build_dir;         // the kept build directory ($TMPDIR/tetune-build-XXXXXX); "" unless keep_build
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int tasks = 0, tuned_tasks = 0, untuned_tasks = 0;  // unique workloads
   int tuned_groups = 0, untuned_groups = 0;

@@ -1,6 +1,7 @@
 #include "te/ops/registry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "te/errors.h"
@@ -110,6 +111,18 @@ size_t min_arity(const std::string &help) {
   if (required.find("...") != std::string::npos) return 1;
   return static_cast<size_t>(std::count(required.begin(), required.end(), ',') + 1) - (required.back() == ',' ? 1 : 0);
 }
+
+// Most numbers a --shape form takes: every name, optional ones included; "D0,...,Dn" takes any count.
+size_t max_arity(const std::string &help) {
+  if (help.find("...") != std::string::npos) return SIZE_MAX;
+  return static_cast<size_t>(std::count(help.begin(), help.end(), ',') + 1);
+}
+
+std::string join(const std::vector<int64_t> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
 }  // namespace
 
 const std::vector<OpEntry> &op_registry() {
@@ -120,9 +133,9 @@ const std::vector<OpEntry> &op_registry() {
 OpWorkload build_op(const std::string &name, const std::vector<int64_t> &shape) {
   for (const auto &e : op_registry()) {
     if (e.name != name) continue;
-    if (shape.size() < min_arity(e.shape_help))
-      throw AttributeError("op '" + name + "' expects --shape " + e.shape_help + ", got " + std::to_string(shape.size()) +
-                           " numbers");
+    if (shape.size() < min_arity(e.shape_help) || shape.size() > max_arity(e.shape_help))
+      throw UsageError("--shape " + join(shape) + ": op '" + name + "' expects --shape " + e.shape_help + ", got " +
+                       std::to_string(shape.size()) + " numbers (see `tetune ops`)");
     return e.build(shape);
   }
   throw AttributeError("unknown op '" + name + "' (see `tetune ops`)");

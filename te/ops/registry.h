@@ -26,7 +26,10 @@ struct OpEntry {
 
 /** All registered ops, sorted by name. */
 const std::vector<OpEntry> &op_registry();
-/** Builds op `name` for `shape`; AttributeError names the op and the expected shape list. */
+/**
+ * Builds op `name` for `shape`. UsageError (naming --shape, the op and its form) when shape has
+ * fewer or more numbers than the op's --shape form takes; AttributeError for an unknown op.
+ */
 OpWorkload build_op(const std::string &name, const std::vector<int64_t> &shape);
 /** Parses "1024,1024,1024" (ParseError naming the bad item). */
 std::vector<int64_t> parse_int_list(const std::string &text);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -328,6 +329,55 @@ TEST(Passes, FoldingFusionKeysMemoryAndSerialisation) {
   EXPECT_TRUE(all_close(mb.run({x})[0], y[0], 0, 0));
   std::ofstream(p, std::ios::binary) << "TEGRAPH1garbage";
   EXPECT_THROW(Graph::load(p), ParseError);
+}
+
+// Issue 21, item 4: a constant Gather index outside [-n, n) is an ImportError naming the node (the
+// kernel clamps, so it used to read the last row silently); in-range negative indices count from the end.
+TEST(ImportErrors, GatherConstantIndexOutOfRange) {
+  auto model = [](const std::vector<int64_t> &indices) {
+    ModelBuilder b;
+    b.input("x", {3, 4});
+    auto *t = b.g()->add_initializer();
+    t->set_name("idx");
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(indices.size()));
+    for (int64_t v : indices) t->add_int64_data(v);
+    attr_i(b.node("Gather", {"x", "idx"}, {"y"}, "gather7"), "axis", 0);
+    b.output("y");
+    return b.bytes();
+  };
+  for (int64_t bad : {3, -4, 100}) {
+    SCOPED_TRACE(bad);
+    std::string msg = expect_throw<ImportError>([&] { relay::import_onnx_bytes(model({0, bad}), "g.onnx"); });
+    EXPECT_NE(msg.find("gather7"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("index " + std::to_string(bad)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[-3, 2]"), std::string::npos) << msg;
+  }
+  relay::CompiledModel m = relay::compile_model(relay::import_onnx_bytes(model({-1, 0, -3, 2}), "g.onnx"));
+  NDArray x = NDArray::random({3, 4}, float32(), 5);
+  NDArray y = m.run({x})[0];
+  ASSERT_EQ(y.shape(), (Shape{4, 4}));
+  const int rows[] = {2, 0, 0, 2};
+  for (int r = 0; r < 4; r++)
+    for (int j = 0; j < 4; j++) EXPECT_EQ(y.get(r * 4 + j), x.get(rows[r] * 4 + j)) << "row " << r;
+}
+
+// Issue 21, item 7: a model path that is a directory, missing, or not an ONNX file gets one sentence
+// naming the path (a directory used to be reported as "is empty").
+TEST(ImportErrors, ModelPathNotAFile) {
+  std::string dir = testing::tmp_dir() + "/model_dir.onnx";
+  std::filesystem::create_directories(dir);
+  std::string msg = expect_throw<ImportError>([&] { relay::import_onnx(dir); });
+  EXPECT_EQ(msg, "model '" + dir + "' is a directory, not an ONNX file");
+
+  std::string missing = testing::tmp_dir() + "/no_such_model.onnx";
+  msg = expect_throw<ImportError>([&] { relay::import_onnx(missing); });
+  EXPECT_EQ(msg, "model file '" + missing + "' does not exist");
+
+  std::string text = write("notes.onnx", "these are not the bytes of an ONNX model\n");
+  msg = expect_throw<ImportError>([&] { relay::import_onnx(text); });
+  EXPECT_EQ(msg.find("model file '" + text + "' "), 0u) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -255,19 +255,31 @@ TEST_F(DatabaseTest, MovedFromLogRaises) {
   EXPECT_EQ(c.path(), path_);
 }
 
+// The user's log: $TETUNE_DB, else $XDG_CACHE_HOME/tetune/tetune.db, else
+// ~/.cache/tetune/tetune.db; never the shipped log in the source tree.
 TEST(DefaultPathTest, HonoursEnvironment) {
-  const char *old_db = std::getenv("TETUNE_DB");
-  const char *old_ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  std::string saved_db = old_db ? old_db : "", saved_ws = old_ws ? old_ws : "";
+  const char *names[] = {"TETUNE_DB", "XDG_CACHE_HOME", "HOME"};
+  std::string saved[3];
+  bool had[3];
+  for (int i = 0; i < 3; i++) {
+    const char *v = std::getenv(names[i]);
+    had[i] = v != nullptr;
+    saved[i] = v ? v : "";
+  }
   setenv("TETUNE_DB", "/somewhere/x.db", 1);
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
   EXPECT_EQ(TuningLog::default_path(), "/somewhere/x.db");
   unsetenv("TETUNE_DB");
-  setenv("BUILD_WORKSPACE_DIRECTORY", "/repo", 1);
-  EXPECT_EQ(TuningLog::default_path(), "/repo/tuning_logs/tetune.db");
-  unsetenv("BUILD_WORKSPACE_DIRECTORY");
-  EXPECT_EQ(TuningLog::default_path(), "tuning_logs/tetune.db");
-  if (old_db) setenv("TETUNE_DB", saved_db.c_str(), 1);
-  if (old_ws) setenv("BUILD_WORKSPACE_DIRECTORY", saved_ws.c_str(), 1);
+  EXPECT_EQ(TuningLog::default_path(), "/xdg/tetune/tetune.db");
+  setenv("HOME", "/home/u", 1);
+  setenv("XDG_CACHE_HOME", "relative/cache", 1);  // the XDG spec: a relative path is ignored
+  EXPECT_EQ(TuningLog::default_path(), "/home/u/.cache/tetune/tetune.db");
+  unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(TuningLog::default_path(), "/home/u/.cache/tetune/tetune.db");
+  for (int i = 0; i < 3; i++) {
+    if (had[i]) setenv(names[i], saved[i].c_str(), 1);
+    else unsetenv(names[i]);
+  }
 }
 
 }  // namespace

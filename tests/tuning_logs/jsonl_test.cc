@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -73,6 +74,32 @@ TEST(JsonlTest, ParseErrorsNameTheLine) {
   expect_error(R"({"target":{"kind":"llvm","threads":1},"record":{"workload_key":"w","target_key":"t","schedule_json":"","error_code":0}})",
                "differs");
   expect_error(R"({"format":"other.v9","record":{}})", "format");
+}
+
+// Issue 21, item 6: `log import` stored negative timings, which then ranked first.
+TEST(JsonlTest, TimingsThatAreNotTimesNameTheLine) {
+  auto line = [](const std::string &costs, const std::string &median, const std::string &gflops) {
+    return R"({"record":{"workload_key":"w","target_key":"t","schedule_json":"","error_code":0,"costs_ms":)" + costs +
+           R"(,"median_ms":)" + median + R"(,"gflops":)" + gflops + "}}";
+  };
+  auto expect_error = [](const std::string &text, const std::string &part) {
+    try {
+      parse_jsonl_line(text, 7);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const ParseError &e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("line 7"), std::string::npos) << what;
+      EXPECT_NE(what.find(part), std::string::npos) << what;
+    }
+  };
+  expect_error(line("[1.0,-2.5,1.0]", "1.0", "3.0"), "record.costs_ms[1] = -2.5");
+  expect_error(line("[1.0,1.0,1.0]", "-1.0", "3.0"), "record.median_ms = -1.0");
+  expect_error(line("[1.0,0,1.0]", "1.0", "3.0"), "record.costs_ms[1] = 0");
+  expect_error(line("[1.0,1e999,1.0]", "1.0", "3.0"), "number overflow");  // JSON has no inf; 1e999 comes closest
+  expect_error(line("[1.0,1.0,1.0]", "1.0", "-3.0"), "record.gflops = -3.0");
+  // null stands for a failed run (an error record) and still parses.
+  JsonlEntry ok = parse_jsonl_line(line("[null]", "null", "null"), 7);
+  EXPECT_TRUE(std::isinf(ok.record.median_ms));
 }
 
 TEST(JsonlTest, ExportImportRoundTripAndIdempotence) {

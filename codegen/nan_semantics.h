@@ -1,0 +1,43 @@
+// IEEE 754 / ONNX NaN semantics on top of Halide 14 (internal to codegen).
+//
+// Halide compiles floats with LLVM's fast-math flags and lowers max / min to
+// x86 maxps / minps (CUDA fmaxf / fminf), which drop a NaN operand, and its exp,
+// log and pow polynomials turn NaN into numbers. ONNX and onnxruntime propagate
+// NaN: Relu(NaN), Clip(NaN), Max(NaN, 1), MaxPool over a window holding NaN and
+// Sigmoid(NaN) are all NaN. These helpers restore that; the interpreter
+// (te/interpreter.cc) follows the same rules.
+#pragma once
+
+#include <Halide.h>
+
+namespace tetune {
+namespace codegen {
+
+/**
+ * True where float x (16, 32 or 64 bits, any lanes) is NaN, tested on its bits.
+ * Halide::is_nan is an fcmp that LLVM folds to false when x comes out of an
+ * instruction carrying the `nnan` fast-math flag (x + y, a select); integer
+ * operations carry no such flag, so this test survives inlining.
+ */
+Halide::Expr is_nan_bits(const Halide::Expr &x);
+
+/**
+ * select(is_nan_bits(x), x, e): e, except NaN where x is NaN. For operations
+ * whose Halide implementation loses a NaN operand (exp, log).
+ */
+Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
+
+/**
+ * Registers on `p` a lowering pass, run after Halide's own, that rewrites every
+ * float max / min into IEEE 754-2019 maximum / minimum (NaN when either operand
+ * is NaN; operands that are constants are not tested). The front end keeps
+ * Halide::max / min, so Halide still proves max and min reductions associative
+ * (reordering their reduce loops stays legal). Cost: an integer test and a
+ * blend per non-constant operand; a vectorized Relu or Clip over 4M floats runs
+ * in the same time (memory bound). VectorReduce nodes (vectorized reduce loops,
+ * which tetune does not emit) are left as they are.
+ */
+void add_nan_propagating_min_max(Halide::Pipeline &p);
+
+}  // namespace codegen
+}  // namespace tetune
