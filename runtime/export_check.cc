@@ -23,17 +23,21 @@ std::string join(const std::vector<std::string> &v) {
 
 }  // namespace
 
-ExportManifest read_manifest(const std::string &dir) {
-  const std::string path = dir + "/" + kManifestFile;
+std::string read_export_file(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw ParseError(path + ": file is missing (re-run `tetune compile`)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ParseError(path + ": cannot open file");
   std::ostringstream ss;
   ss << f.rdbuf();
+  return ss.str();
+}
+
+ExportManifest read_manifest(const std::string &dir) {
+  const std::string path = dir + "/" + kManifestFile;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(read_export_file(path));
   } catch (const nlohmann::json::exception &e) {
     throw ParseError(path + ": not JSON (" + e.what() + ")");
   }

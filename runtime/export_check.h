@@ -38,6 +38,12 @@ struct ExportManifest {
 };
 
 /**
+ * The whole of one file of an export, as bytes. ParseError naming the path
+ * when it is missing ("re-run `tetune compile`") or cannot be opened.
+ */
+std::string read_export_file(const std::string &path);
+
+/**
  * Reads DIR/manifest.json. Raises ParseError naming that path when it is
  * missing, not JSON, or lacks a field; ExportCheckError when its format is
  * not kManifestFormat (an export from an older tetune records no checksums:

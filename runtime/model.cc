@@ -37,16 +37,6 @@ AlignedPtr aligned(int64_t bytes) {
   return AlignedPtr(p);
 }
 
-std::string read_file(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw ParseError(path + ": file is missing (re-run `tetune compile`)");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ParseError(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 DType te_dtype(const PlanValue &v) {
   DType t;
   t.code = static_cast<DType::Code>(v.dtype_code);
@@ -97,7 +87,7 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
   const std::string gpath = dir + "/graph.bin", wpath = dir + "/weights.bin", lpath = dir + "/libmodel.so";
   // Before anything is read or dlopen()ed: this CPU runs the library, and every file is the one exported.
   const ExportManifest manifest = check_export(dir);
-  m->plan_ = Plan::decode(read_file(gpath), gpath);
+  m->plan_ = Plan::decode(read_export_file(gpath), gpath);
   Plan &p = m->plan_;
   if (p.halide_target != manifest.halide_target)
     throw ExportCheckError(dir + "/" + kManifestFile + ": target " + manifest.halide_target + " differs from " + gpath + "'s " +
@@ -105,7 +95,7 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
 
   // weights
   {
-    std::string w = read_file(wpath);
+    std::string w = read_export_file(wpath);
     const size_t hdr = sizeof(kWeightsMagic) + 8;
     if (w.size() < hdr || std::memcmp(w.data(), kWeightsMagic, sizeof(kWeightsMagic)) != 0)
       throw ParseError(wpath + ": not a tetune weights file (bad magic)");

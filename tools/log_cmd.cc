@@ -92,6 +92,7 @@ void import_records(const LogArgs &a) {
   std::ifstream in(a.file);
   if (!in) throw tetune::Error("cannot read '" + a.file + "'");
   const std::string path = a.db.empty() ? tuning_log::prepare_user_log_path() : a.db;
+  tuning_log::refuse_writing_shipped_log(path);
   auto db = tuning_log::TuningLog::open(path);
   int64_t n = db.import_jsonl(in);
   std::printf("imported %lld new records into %s\n", static_cast<long long>(n), path.c_str());

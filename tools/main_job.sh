@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # The main job: tune PP-OCRv4 rec on this machine for a short budget into the
-# embedded tuning log, compile it with the log, recognise the demo text-line
-# images, and compare tetune with onnxruntime (latency side by side, max
-# difference of the outputs).
+# user's tuning log, compile it with that log and the shipped one, recognise
+# the demo text-line images, and compare tetune with onnxruntime (latency side
+# by side, max difference of the outputs).
 #
-#   BUDGET=3m THREADS=2 TETUNE_DB=tuning_logs/tetune.db tools/main_job.sh
+# Records go into the user's log: $TETUNE_DB, else $XDG_CACHE_HOME/tetune/tetune.db
+# (~/.cache/tetune/tetune.db). The shipped log tuning_logs/shipped.db is read,
+# never written, so the source tree stays clean.
+#
+#   BUDGET=3m THREADS=$(nproc) [TETUNE_DB=my.db] tools/main_job.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BUDGET="${BUDGET:-3m}"
-THREADS="${THREADS:-2}"
-DB="${TETUNE_DB:-tuning_logs/tetune.db}"
+THREADS="${THREADS:-$(nproc)}"
+DB="${TETUNE_DB:-${XDG_CACHE_HOME:-$HOME/.cache}/tetune/tetune.db}"  # for the messages; tetune finds it itself
 MODEL=models/ppocr/ch_PP-OCRv4_rec_infer.onnx
 DICT=models/ppocr/ppocr_keys_v1.txt
 SHAPE=x=1,3,48,320
@@ -26,10 +30,10 @@ OCR=.bazel/bin/examples/ocr/ocr
 mkdir -p "$OUT"
 
 step "tune $MODEL ($SHAPE) for $BUDGET on $THREADS threads into $DB"
-"$T" tune --model "$MODEL" --input-shape "$SHAPE" --time-budget "$BUDGET" --db "$DB" --threads "$THREADS"
+"$T" tune --model "$MODEL" --input-shape "$SHAPE" --time-budget "$BUDGET" --threads "$THREADS"
 
-step "compile with the log"
-"$T" compile --model "$MODEL" --input-shape "$SHAPE" --db "$DB" --threads "$THREADS" -o "$OUT/rec" -q
+step "compile with the user's log, then the shipped one"
+"$T" compile --model "$MODEL" --input-shape "$SHAPE" --threads "$THREADS" -o "$OUT/rec" -q
 
 step "recognise the demo images (compiled model, no compiler at run time)"
 for img in examples/ocr/images/*.png; do

@@ -169,6 +169,7 @@ void add_tune_op_command(CLI::App &app) {
     o.seed = a->seed;
     o.op_name = a->op;
     o.measure.timeout_s = a->timeout;
+    o.measure.flush_cache = a->flush_cache;
     // (tune() measures a GPU target through the runner with or without these.)
     if (!a->remote_command.empty() || !a->runner.empty()) {
       autotune::RemoteOptions ro;

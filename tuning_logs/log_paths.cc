@@ -100,6 +100,15 @@ std::string shipped_log_path() {
   return "";
 }
 
+void refuse_writing_shipped_log(const std::string &path) {
+  const std::string shipped = shipped_log_path();
+  if (!shipped.empty() && same_file(path, shipped)) {
+    throw TuningLogError("tuning log '" + path + "' is the shipped log (" + shipped +
+                         "), package data that tetune only reads; write into your own log: leave out --db "
+                         "(default $XDG_CACHE_HOME/tetune/tetune.db) or name another file");
+  }
+}
+
 bool same_file(const std::string &a, const std::string &b) {
   struct stat sa, sb;
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&

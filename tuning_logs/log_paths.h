@@ -42,4 +42,11 @@ std::string shipped_log_path();
 /** True when `a` and `b` name the same existing file (same device and inode). */
 bool same_file(const std::string &a, const std::string &b);
 
+/**
+ * Raises tetune::TuningLogError when `path` is the shipped log (shipped_log_path()):
+ * commands write only into the user's log. Whoever regenerates the shipped
+ * log sets TETUNE_SHIPPED_DB= (empty) to write into it.
+ */
+void refuse_writing_shipped_log(const std::string &path);
+
 }  // namespace tetune::tuning_log

@@ -37,6 +37,7 @@ RecordStore::RecordStore(const std::string &db_path, const std::string &workload
                          const std::vector<std::string> &read_also)
     : workload_key_(workload_key) {
   path_ = db_path.empty() ? tuning_log::prepare_user_log_path() : db_path;
+  tuning_log::refuse_writing_shipped_log(path_);
   impl_.reset(new Impl{tuning_log::TuningLog::open(path_), {}});
   target_key_ = t.key();
   impl_->db.upsert_workload({workload_key, op_name, description_json});

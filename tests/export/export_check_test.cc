@@ -32,6 +32,7 @@
 #include "runtime/model.h"
 #include "runtime/sha256.h"
 #include "te/errors.h"
+#include "tests/export/file_util.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/target_info.h"
 
@@ -43,17 +44,8 @@ namespace fs = std::filesystem;
 const char *kReluModel = "/usr/share/libonnx-testdata/data/node/test_relu/model.onnx";
 const char *kTetuneRun = "runtime/tetune_run";  // runfiles path (data dependency)
 
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void spit(const std::string &p, const std::string &s) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f << s;
-}
+using test::slurp;
+using test::spit;
 
 /** A fresh directory under $TEST_TMPDIR (or /tmp). */
 std::string fresh_dir(const std::string &tag) {

@@ -24,6 +24,7 @@
 #include "runtime/io.h"
 #include "runtime/model.h"
 #include "te/errors.h"
+#include "tests/export/file_util.h"
 
 namespace tetune {
 namespace {
@@ -151,16 +152,8 @@ TEST(Export, RecMatchesOnnxruntime) { check_onnxruntime(kRec); }
 
 // ---- corrupted / missing files ----
 
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void spit(const std::string &p, const std::string &s) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f << s;
-}
+using test::slurp;
+using test::spit;
 
 /** A copy of a cls export to mutate. */
 std::string fresh_copy(const std::string &name) {

@@ -1,5 +1,5 @@
 // Helpers shared by the tuning_logs tests: temporary directories and
-// record factories. Never touches tuning_logs/tetune.db.
+// record factories. Never touches the shipped log tuning_logs/shipped.db.
 #pragma once
 
 #include <stdlib.h>
