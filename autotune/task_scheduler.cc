@@ -4,7 +4,7 @@
 #include <climits>
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

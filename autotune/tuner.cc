@@ -11,7 +11,7 @@
 #include "autotune/features/features.h"
 #include "autotune/policy/policy.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -22,7 +22,7 @@
 #include "autotune/measure/measure.h"
 #include "autotune/policy/policy.h"
 #include "autotune/remote/remote_measure.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 
 namespace tetune {
 namespace autotune {

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bench/hand_schedules.h"
+#include "schedules/hand_schedules.h"
 #include "te/tensor.h"
 #include "codegen/kernel.h"
 #include "te/ops/registry.h"
@@ -16,10 +16,10 @@ int main(int argc, char **argv) {
   std::vector<NDArray> out = {NDArray({n, n}, float32())};
   for (int ti : {64, 128}) for (int tj : {128, 256}) for (int ri : {4, 6, 8}) for (int rj : {32, 64}) for (int uk : {1, 4}) {
     if (tj % rj || ti % ri) continue;
-    bench::GemmTiling t{ti, tj, ri, rj, uk};
+    tetune::schedules::GemmTiling t{ti, tj, ri, rj, uk};
     try {
-      auto outs = bench::packed_gemm(w.inputs[0], w.inputs[1], rj);
-      Kernel k = Kernel::build(bench::hand_packed_gemm_schedule(outs, t));
+      auto outs = tetune::schedules::packed_gemm(w.inputs[0], w.inputs[1], rj);
+      Kernel k = Kernel::build(tetune::schedules::hand_packed_gemm_schedule(outs, t));
       double ms = k.median_ms(in, out, 1, 5);
       std::printf("ti=%d tj=%d ri=%d rj=%d uk=%d: %.2f ms %.1f GFLOP/s\n", ti, tj, ri, rj, uk, ms, 2.0 * n * n * n / ms / 1e6);
     } catch (const std::exception &e) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace bench {

@@ -1,9 +1,9 @@
-// "tetune-hand" rows: the hand schedules of bench/hand_schedules.h, built by
+// "tetune-hand" rows: the hand schedules of schedules/hand_schedules.h, built by
 // tetune's codegen and timed by the shared harness (checked against the
 // reference loop first).
 #include <cstring>
 
-#include "bench/hand_schedules.h"
+#include "schedules/hand_schedules.h"
 #include "bench/harness.h"
 #include "codegen/kernel.h"
 #include "te/ops/conv.h"
@@ -12,6 +12,11 @@
 namespace tetune {
 namespace bench {
 namespace {
+
+using schedules::GemmTiling;
+using schedules::hand_conv_schedule;
+using schedules::hand_packed_gemm_schedule;
+using schedules::packed_gemm;
 
 NDArray to_ndarray(const std::vector<float> &v, const Shape &shape) {
   NDArray a(shape, float32());

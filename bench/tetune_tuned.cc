@@ -32,7 +32,7 @@
 
 #include "autotune/measure/record_store.h"
 #include "autotune/policy/space.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "autotune/tuner.h"
 #include "bench/harness.h"
 #include "codegen/kernel.h"
@@ -112,7 +112,7 @@ std::vector<float> block_weight(const std::vector<float> &w, int64_t O, int64_t 
   return out;
 }
 
-std::optional<StoredRecord> best_of(const std::string &db, const autotune::Task &task, int *n_records) {
+std::optional<StoredRecord> best_of(const std::string &db, const tetune::Task &task, int *n_records) {
   autotune::RecordStore st(db, task.workload_key, task.name, "{}", task.threads);
   *n_records = static_cast<int>(st.count());
   auto best = st.best(1);  // a re-measured schedule costs its middle measurement
@@ -131,7 +131,7 @@ BenchResult tuned_row(const BenchSpec &spec, int threads, Layout layout) {
   const std::string impl = blocked ? "tetune-tuned-nchw16c" : "tetune-tuned";
   const std::string name = blocked ? spec.name + "_nchw16c" : spec.name;
   ops::OpWorkload w = workload(spec, layout);
-  autotune::Task task = autotune::make_task(name, w.outputs, Target{}, threads);
+  tetune::Task task = tetune::make_task(name, w.outputs, Target{}, threads);
   // Default budgets: 64 trials (gemm2048: 32, its candidates take seconds each).
   const bool big = spec.kind == BenchKind::kGemm && spec.M >= 2048;
   const int trials = env_int(big ? "TETUNE_TUNED_TRIALS_2048" : "TETUNE_TUNED_TRIALS",

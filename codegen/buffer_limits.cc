@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

@@ -3,7 +3,7 @@
 #include <Halide.h>
 
 #include "runtime/cpu_features.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::codegen {
 

@@ -13,7 +13,7 @@
 #include "codegen/lower.h"
 #include "runtime/spin_pool.h"
 #include "schedule/gpu_limits.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

@@ -11,7 +11,7 @@
 
 #include "codegen/loop_nest.h"
 #include "schedule/schedule.h"
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "runtime/plan.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

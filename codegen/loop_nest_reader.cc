@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace codegen {

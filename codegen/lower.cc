@@ -6,7 +6,7 @@
 #include <set>
 
 #include "codegen/nan_semantics.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace codegen {

@@ -5,12 +5,12 @@
 #include <set>
 #include <sstream>
 
-#include "relay_import/default_schedule.h"
+#include "schedules/default_schedule.h"
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
 #include "relay_import/passes/dead_code.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace relay {
@@ -143,7 +143,7 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
       try {
         Schedule s = options.schedule_for ? options.schedule_for(grp.task)
                      : options.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : simple_cpu_schedule(grp.te_outputs, 8, options.threads);
+                                                      : schedules::simple_cpu_schedule(grp.te_outputs, 8, options.threads);
         auto k = std::make_shared<Kernel>(Kernel::build(s, options.target));
         cache[grp.task.workload_key] = k;
         (*ks)[i] = k;

@@ -5,7 +5,7 @@
 //   std::vector<NDArray> y = m.run({x});
 //
 // Passes (in order): constant folding, batch-norm folding, CSE, DCE, fusion.
-// Each fused group becomes one autotune::Task (make_task, so equal groups
+// Each fused group becomes one tetune::Task (make_task, so equal groups
 // share a workload key) and one JIT Kernel built from the Schedule returned by
 // the `schedule_for` hook; kernels are shared between groups with equal keys.
 // The default hook returns the simple CPU schedule (or the bare
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "codegen/kernel.h"
 #include "relay_import/graph.h"
 #include "relay_import/passes/fusion.h"
@@ -33,7 +33,7 @@
 namespace tetune {
 namespace relay {
 
-using ScheduleFn = std::function<Schedule(const autotune::Task &)>;
+using ScheduleFn = std::function<Schedule(const tetune::Task &)>;
 
 struct CompileOptions {
   Target target;
@@ -45,7 +45,7 @@ struct CompileOptions {
   /** Schedule for a task (must be built on task.outputs). Unset = the default described above. */
   ScheduleFn schedule_for;
   /** Called for each task to say whether schedule_for's result counts as tuned (default: false when schedule_for is unset). */
-  std::function<bool(const autotune::Task &)> is_tuned;
+  std::function<bool(const tetune::Task &)> is_tuned;
 };
 
 struct MemoryPlan {

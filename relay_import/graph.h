@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 #include "te/tensor.h"
 
 namespace tetune {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "codegen/buffer_limits.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/common.h"
 #include "te/ops/conv.h"
 #include "te/ops/elementwise.h"

@@ -13,7 +13,7 @@
 #include "codegen/buffer_limits.h"
 #include "relay_import/lowering.h"
 #include "relay_import/shape_inference.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace relay {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "relay_import/graph.h"
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 namespace relay {

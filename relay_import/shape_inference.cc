@@ -2,7 +2,7 @@
 
 #include "relay_import/lowering.h"
 #include "relay_import/passes/constant_folding.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace relay {

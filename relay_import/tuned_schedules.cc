@@ -5,9 +5,9 @@
 #include <mutex>
 #include <sstream>
 
-#include "relay_import/default_schedule.h"
+#include "schedules/default_schedule.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/log_set.h"
 #include "tuning_logs/target_info.h"
@@ -41,7 +41,7 @@ class Lookup {
    * ask this, so a task whose stored traces all fail to replay is untuned for
    * both, and compile's summary, its counts and manifest.json agree.
    */
-  const Entry &resolve(const autotune::Task &task) {
+  const Entry &resolve(const tetune::Task &task) {
     std::lock_guard<std::mutex> lk(mu_);
     Entry &e = get_locked(task.workload_key);
     if (e.resolved) return e;
@@ -82,7 +82,7 @@ class Lookup {
 };
 
 ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedLookupOptions opt) {
-  return [lk, stats, opt](const autotune::Task &task) -> Schedule {
+  return [lk, stats, opt](const tetune::Task &task) -> Schedule {
     const Lookup::Entry &e = lk->resolve(task);
     auto untuned = [&](const std::string &why) {
       std::string line = task.name + " (" + task.workload_key + "): " + why;
@@ -91,7 +91,7 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
         stats->untuned_tasks.push_back(line);
       }
       if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
-      return simple_cpu_schedule(task.outputs, 8, task.threads);
+      return schedules::simple_cpu_schedule(task.outputs, 8, task.threads);
     };
     // The note names the full target key; one line per task says only what is missing.
     if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->describe());
@@ -126,8 +126,8 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
   };
 }
 
-std::function<bool(const autotune::Task &)> make_pred(std::shared_ptr<Lookup> lk) {
-  return [lk](const autotune::Task &task) { return lk->resolve(task).replays >= 0; };
+std::function<bool(const tetune::Task &)> make_pred(std::shared_ptr<Lookup> lk) {
+  return [lk](const tetune::Task &task) { return lk->resolve(task).replays >= 0; };
 }
 
 // Exactly one database, db_path ("" = the user's log, which must exist then).
@@ -144,7 +144,7 @@ ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLoo
   return make_hook(lk, stats, options);
 }
 
-std::function<bool(const autotune::Task &)> tuned_predicate(const std::string &db_path, int threads) {
+std::function<bool(const tetune::Task &)> tuned_predicate(const std::string &db_path, int threads) {
   return make_pred(std::make_shared<Lookup>(only(db_path), threads));
 }
 

@@ -72,7 +72,7 @@ ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLoo
  * hook applies, so a task whose stored traces all fail to replay is untuned
  * for both (compile's summary and manifest.json agree).
  */
-std::function<bool(const autotune::Task &)> tuned_predicate(const std::string &db_path, int threads);
+std::function<bool(const tetune::Task &)> tuned_predicate(const std::string &db_path, int threads);
 /** Sets options.schedule_for and options.is_tuned (sharing one lookup cache) for options.threads, from db_path only. */
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
                          const TunedLookupOptions &lookup = TunedLookupOptions());

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

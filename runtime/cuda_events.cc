@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

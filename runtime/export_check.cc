@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/sha256.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::rt {
 

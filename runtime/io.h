@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 namespace rt {

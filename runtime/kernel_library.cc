@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

@@ -11,7 +11,7 @@
 #include <halide14/HalideRuntime.h>
 
 #include "runtime/plan.h"
-#include "te/dtype.h"
+#include "base/dtype.h"
 
 namespace tetune {
 namespace rt {

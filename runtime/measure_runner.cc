@@ -22,7 +22,7 @@
 #include "runtime/kernel_library.h"
 #include "runtime/io.h"
 #include "runtime/plan.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

@@ -17,7 +17,7 @@
 #include "runtime/export_check.h"
 #include "runtime/kernel_library.h"
 #include "runtime/spin_pool.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "runtime/plan.h"
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 namespace rt {

@@ -10,7 +10,7 @@
 #include "runtime/io.h"
 #include "runtime/model.h"
 #include "runtime/spin_pool.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace rt {

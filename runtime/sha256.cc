@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::rt {
 

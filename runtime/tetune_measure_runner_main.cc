@@ -7,7 +7,7 @@
 #include <string>
 
 #include "runtime/measure_runner.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 int main(int argc, char **argv) {
   if (argc != 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {

@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "runtime/run_command.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 int main(int argc, char **argv) {
   CLI::App app{"tetune_run: run a model exported by `tetune compile` (no compiler linked)"};

@@ -5,7 +5,7 @@
 #include <map>
 #include <vector>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

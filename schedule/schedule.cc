@@ -4,7 +4,7 @@
 #include <functional>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

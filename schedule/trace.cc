@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/tensor.h"
 
 namespace tetune {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "te/dtype.h"
+#include "base/dtype.h"
 
 namespace tetune {
 

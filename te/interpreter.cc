@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

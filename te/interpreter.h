@@ -26,7 +26,7 @@
 
 #include <vector>
 
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 #include "te/tensor.h"
 
 namespace tetune {

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 
@@ -23,12 +23,6 @@ void visit(const Expr &e, const std::function<void(const ExprNode *)> &f) {
   for (const auto &a : e->args) visit(a, f);
 }
 }  // namespace
-
-std::string shape_str(const Shape &s) {
-  std::ostringstream os;
-  for (size_t i = 0; i < s.size(); i++) os << (i ? "x" : "") << s[i];
-  return s.empty() ? "scalar" : os.str();
-}
 
 int64_t Tensor::size() const {
   int64_t n = 1;

@@ -12,12 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "te/dtype.h"
+#include "base/dtype.h"
+#include "base/shape.h"
 #include "te/expr.h"
 
 namespace tetune {
-
-using Shape = std::vector<int64_t>;
 
 /** The definition behind a Tensor. */
 struct TensorNode {
@@ -83,8 +82,5 @@ std::vector<Tensor> post_order(const std::vector<Tensor> &outputs);
 
 /** Placeholders reachable from outputs, in first-reached order. */
 std::vector<Tensor> collect_placeholders(const std::vector<Tensor> &outputs);
-
-/** "1x3x224x224" */
-std::string shape_str(const Shape &s);
 
 }  // namespace tetune

@@ -5,7 +5,7 @@
 #include "codegen/gpu_runtime.h"
 #include "codegen/kernel.h"
 #include "runtime/spin_pool.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cli {

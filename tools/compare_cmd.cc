@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "runtime/io.h"
-#include "te/errors.h"
-#include "te/ndarray.h"
+#include "base/errors.h"
+#include "base/ndarray.h"
 #include "tools/commands.h"
 
 namespace tetune {

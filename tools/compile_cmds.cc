@@ -14,7 +14,7 @@
 #include "relay_import/onnx_importer.h"
 #include "relay_import/tuned_schedules.h"
 #include "runtime/run_command.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
 

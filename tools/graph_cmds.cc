@@ -12,7 +12,7 @@
 #include "relay_import/executor.h"
 #include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
 #include "tuning_logs/database.h"

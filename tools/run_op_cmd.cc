@@ -10,7 +10,7 @@
 #include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/interpreter.h"
 #include "te/ops/registry.h"
 #include "tuning_logs/records.h"

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/commands.h"
 
 int main(int argc, char **argv) {

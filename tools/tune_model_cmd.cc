@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "autotune/model_tuning.h"
+#include "model_tuning/model_tuning.h"
 #include "autotune/policy/policy.h"
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
 #include "tools/progress_line.h"

@@ -21,7 +21,7 @@
 #include "autotune/tuner.h"
 #include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/registry.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
@@ -156,7 +156,7 @@ void add_tune_op_command(CLI::App &app) {
     Target target{a->target};
     const bool gpu = target.is_gpu();  // raises CodegenError naming an unknown target
     if (a->remote_command.empty()) require_measurable_here(target, "--target");
-    autotune::Task task = autotune::make_task(name, outs, target, a->threads);
+    tetune::Task task = tetune::make_task(name, outs, target, a->threads);
     autotune::TuneOptions o;
     o.trials = a->trials;
     o.batch_size = a->batch;

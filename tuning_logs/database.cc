@@ -19,7 +19,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tuning_logs/jsonl.h"
 #include "tuning_logs/log_paths.h"
 #include "tuning_logs/schema.h"

@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::tuning_log {
 namespace {

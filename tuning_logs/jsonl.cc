@@ -4,7 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::tuning_log {
 namespace {

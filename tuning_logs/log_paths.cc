@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::tuning_log {
 namespace {

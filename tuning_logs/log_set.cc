@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tuning_logs/log_paths.h"
 
 namespace tetune::tuning_log {

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tuning_logs/sqlite_util.h"
 
 namespace tetune::tuning_log {

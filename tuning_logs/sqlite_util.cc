@@ -7,7 +7,7 @@
 #include <limits>
 #include <thread>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune::tuning_log::internal {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cost_model {

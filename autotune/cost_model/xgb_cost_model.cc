@@ -12,7 +12,7 @@
 #include <sstream>
 #include <utility>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cost_model {

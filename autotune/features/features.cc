@@ -10,7 +10,7 @@
 #include "autotune/features/schedule_nest.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

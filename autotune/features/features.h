@@ -74,7 +74,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "codegen/loop_nest.h"
 #include "schedule/schedule.h"
 

@@ -28,7 +28,7 @@
 // indices (full extent) are not modelled.
 #pragma once
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "codegen/loop_nest.h"
 #include "schedule/schedule.h"
 

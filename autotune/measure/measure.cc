@@ -19,7 +19,7 @@
 #include "codegen/kernel.h"
 #include "runtime/child_process.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -39,9 +39,9 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "schedule/schedule.h"
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 #include "autotune/measure/record_store.h"
 
 namespace tetune {

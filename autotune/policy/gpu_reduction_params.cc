@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -19,7 +19,7 @@
 #include <random>
 
 #include "autotune/policy/space.h"
-#include "codegen/gpu_reduction_schedule.h"
+#include "schedules/gpu_reduction_schedule.h"
 
 namespace tetune {
 namespace autotune {

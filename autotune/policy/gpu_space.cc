@@ -33,10 +33,10 @@
 
 #include "autotune/policy/gpu_reduction_params.h"
 #include "autotune/policy/space.h"
-#include "codegen/gpu_reduction_schedule.h"
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_reduction_schedule.h"
+#include "schedules/gpu_schedules.h"
 #include "schedule/gpu_limits.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -25,7 +25,7 @@
 
 #include "autotune/cost_model/cost_model.h"
 #include "autotune/policy/space.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 
 namespace tetune {
 namespace autotune {

@@ -14,7 +14,7 @@
 #include "autotune/policy/policy.h"
 #include "autotune/policy/space.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "schedule/schedule.h"
 
 namespace tetune {

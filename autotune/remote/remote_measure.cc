@@ -18,7 +18,7 @@
 #include "codegen/kernel_library.h"
 #include "runtime/io.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "tuning_logs/target_info.h"
 
 namespace tetune {

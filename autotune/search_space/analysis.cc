@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "autotune/search_space/search_space_internal.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -21,7 +21,7 @@
 
 #include "autotune/search_space/search_space.h"
 #include "autotune/search_space/search_space_internal.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

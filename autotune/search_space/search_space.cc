@@ -8,7 +8,7 @@
 
 #include "autotune/search_space/search_space_internal.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "codegen/gpu_runtime.h"
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
 

@@ -39,7 +39,7 @@
 #include "relay_import/tuned_schedules.h"
 #include "runtime/io.h"
 #include "runtime/model.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace {

@@ -28,8 +28,8 @@
 #include "autotune/cost_model/cost_model.h"
 #include "autotune/measure/measure.h"
 #include "autotune/policy/policy.h"
-#include "autotune/task.h"
-#include "te/errors.h"
+#include "workload/task.h"
+#include "base/errors.h"
 #include "te/ops/registry.h"
 
 namespace {

@@ -18,7 +18,7 @@
 #include "examples/ocr/preprocess.h"
 #include "examples/ocr/rec_model.h"
 #include "runtime/io.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace ocr {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 namespace ocr {

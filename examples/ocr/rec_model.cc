@@ -13,7 +13,7 @@
 #include "relay_import/executor.h"
 #include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace ocr {

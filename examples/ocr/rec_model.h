@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 namespace tetune {
 namespace ocr {

@@ -19,15 +19,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
-#include "relay_import/default_schedule.h"
+#include "schedules/default_schedule.h"
 #include "runtime/cpu_features.h"
 #include "runtime/export_check.h"
 #include "runtime/plan.h"
 #include "runtime/sha256.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace relay {
@@ -301,7 +301,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
       Schedule s = o.compile.schedule_for ? o.compile.schedule_for(grp.task)
                    : gpu                  ? gpu_simple_schedule(grp.te_outputs)
                    : o.compile.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : simple_cpu_schedule(grp.te_outputs, 8, o.compile.threads);
+                                                      : schedules::simple_cpu_schedule(grp.te_outputs, 8, o.compile.threads);
       if (s.inputs().size() != grp.input_values.size())
         throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
                     std::to_string(grp.input_values.size()));

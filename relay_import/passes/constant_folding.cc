@@ -4,7 +4,7 @@
 
 #include "relay_import/lowering.h"
 #include "relay_import/shape_inference.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/interpreter.h"
 
 namespace tetune {

@@ -7,7 +7,7 @@
 
 #include "relay_import/lowering.h"
 #include "schedule/schedule.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace relay {
@@ -164,7 +164,7 @@ void build_group(const Graph &g, FusedGroup &group, const Target &target, int th
     group.te_outputs.push_back(t);
   }
   // a tensor may be listed twice (two values, one tensor) only once in a Schedule: keep outputs distinct
-  group.task = autotune::make_task(group.name, group.te_outputs, target, threads);
+  group.task = tetune::make_task(group.name, group.te_outputs, target, threads);
   group.input_values.clear();
   Schedule sched(group.te_outputs);
   for (const Tensor &t : sched.inputs()) {

@@ -1,5 +1,5 @@
 // Operator fusion: partitions the graph's nodes into fused groups, each
-// compiled as ONE TE DAG (one kernel, one autotune::Task).
+// compiled as ONE TE DAG (one kernel, one tetune::Task).
 //
 // Rules (TVM-style, greedy in topological order):
 //  * Conv / ConvTranspose / MatMul / Gemm (anchors), reductions (pooling,
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "relay_import/graph.h"
 #include "te/tensor.h"
 
@@ -34,7 +34,7 @@ struct FusedGroup {
   // Filled by build_group (Kernel groups):
   std::vector<Tensor> te_outputs;   // one per outputs
   std::vector<int> input_values;    // value id bound to each kernel input (Schedule(te_outputs).inputs() order)
-  autotune::Task task;
+  tetune::Task task;
 };
 
 struct FusionOptions {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/tensor.h"
 
 namespace tetune {

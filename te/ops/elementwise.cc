@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/common.h"
 
 namespace tetune {

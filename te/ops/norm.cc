@@ -1,6 +1,6 @@
 #include "te/ops/norm.h"
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/common.h"
 #include "te/ops/elementwise.h"
 

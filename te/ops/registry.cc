@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/conv.h"
 #include "te/ops/elementwise.h"
 #include "te/ops/matmul.h"

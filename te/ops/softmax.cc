@@ -1,6 +1,6 @@
 #include "te/ops/softmax.h"
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/common.h"
 
 namespace tetune {

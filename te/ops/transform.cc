@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/common.h"
 #include "te/ops/elementwise.h"
 

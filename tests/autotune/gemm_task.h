@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "te/tensor.h"
 
 namespace tetune {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/kernel.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/elementwise.h"
 #include "te/tensor.h"
 

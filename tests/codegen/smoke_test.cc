@@ -3,7 +3,7 @@
 #include "codegen/kernel.h"
 #include "runtime/spin_pool.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace {

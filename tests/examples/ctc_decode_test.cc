@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "examples/ocr/ctc_decode.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/examples/test_util.h"
 
 namespace tetune {

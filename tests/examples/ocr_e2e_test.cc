@@ -11,7 +11,7 @@
 #include "examples/ocr/ctc_decode.h"
 #include "examples/ocr/preprocess.h"
 #include "examples/ocr/rec_model.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/examples/test_util.h"
 
 namespace tetune {

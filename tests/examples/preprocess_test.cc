@@ -7,7 +7,7 @@
 #include <string>
 
 #include "examples/ocr/preprocess.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/examples/test_util.h"
 
 namespace tetune {

@@ -31,7 +31,7 @@
 #include "runtime/export_check.h"
 #include "runtime/model.h"
 #include "runtime/sha256.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/export/file_util.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/target_info.h"

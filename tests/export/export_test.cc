@@ -23,7 +23,7 @@
 #include "relay_import/onnx_importer.h"
 #include "runtime/io.h"
 #include "runtime/model.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/export/file_util.h"
 
 namespace tetune {

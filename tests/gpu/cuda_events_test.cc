@@ -10,7 +10,7 @@
 #include <string>
 
 #include "runtime/cuda_events.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace {

@@ -1,9 +1,9 @@
 // CUDA code generation without a GPU: PTX written by compile_object, assembled by ptxas.
 #include <gtest/gtest.h>
 
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/elementwise.h"
 #include "tests/gpu/gpu_test_util.h"
 #include "tests/schedule/reference_computes.h"

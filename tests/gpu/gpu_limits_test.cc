@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "schedule/gpu_limits.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace {

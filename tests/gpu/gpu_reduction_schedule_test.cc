@@ -6,11 +6,11 @@
 // left out (Halide runs no GPU schedule on the host).
 #include <gtest/gtest.h>
 
-#include "codegen/gpu_reduction_schedule.h"
+#include "schedules/gpu_reduction_schedule.h"
 #include "codegen/kernel.h"
 #include "schedule/gpu_limits.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/conv.h"
 #include "te/ops/matmul.h"
 #include "te/ops/softmax.h"

@@ -12,26 +12,26 @@
 
 #include "autotune/remote/remote_measure.h"
 #include "codegen/gpu_runtime.h"
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "runtime/cuda_events.h"
 #include "runtime/io.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace tetune {
 namespace {
 
-autotune::Task cuda_gemm(int n) {
+tetune::Task cuda_gemm(int n) {
   Tensor A = placeholder({n, n}, float32(), "A"), B = placeholder({n, n}, float32(), "B");
   IterVar k = reduce_axis(n, "k");
   Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
                      "matmul", {"i", "j"});
-  return autotune::make_task("gemm_cuda", {C}, Target{"cuda"}, 1);
+  return tetune::make_task("gemm_cuda", {C}, Target{"cuda"}, 1);
 }
 
 // Measures two gemm schedules remotely (kept under TEST_TMPDIR/name) and returns results.json of that batch.
 nlohmann::json measure_two(const std::string &name, std::vector<autotune::MeasureResult> *res) {
-  autotune::Task t = cuda_gemm(128);
+  tetune::Task t = cuda_gemm(128);
   autotune::RemoteOptions ro;
   ro.runner = "runtime/tetune_measure_runner";  // runfiles of the test
   ro.work_dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;

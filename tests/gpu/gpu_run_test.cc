@@ -1,10 +1,10 @@
 // Runs CUDA kernels and compares with the CPU; skips cleanly without an NVIDIA driver/GPU.
 #include <gtest/gtest.h>
 
-#include "codegen/gpu_reduction_schedule.h"
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_reduction_schedule.h"
+#include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/conv.h"
 #include "te/ops/elementwise.h"
 #include "tests/gpu/gpu_test_util.h"

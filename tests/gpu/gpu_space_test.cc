@@ -8,10 +8,10 @@
 #include <random>
 
 #include "autotune/policy/space.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/conv.h"
 #include "te/ops/matmul.h"
 #include "te/ops/pool.h"
@@ -22,16 +22,16 @@
 namespace tetune {
 namespace {
 
-autotune::Task cuda_gemm(int n) {
+tetune::Task cuda_gemm(int n) {
   Tensor A = placeholder({n, n}, float32(), "A"), B = placeholder({n, n}, float32(), "B");
   IterVar k = reduce_axis(n, "k");
   Tensor C = compute({n, n}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * B(k.var, i[1]), {k}); }, "C",
                      "matmul", {"i", "j"});
-  return autotune::make_task("gemm_cuda", {C}, Target{"cuda"}, 1);
+  return tetune::make_task("gemm_cuda", {C}, Target{"cuda"}, 1);
 }
 
 TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
-  autotune::Task t = cuda_gemm(256);
+  tetune::Task t = cuda_gemm(256);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(5);
   std::string dir = gputest::out_dir("space_gemm");
@@ -76,7 +76,7 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
 
 // Samples points of a sketch-2 task until `want` are within the limits; each is compiled to PTX that
 // must use shared memory and assemble for sm_90. Every other point must fail only on a GPU limit.
-void expect_reduction_points_compile(const autotune::Task &t, const std::string &name, int want) {
+void expect_reduction_points_compile(const tetune::Task &t, const std::string &name, int want) {
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(11);
   std::string dir = gputest::out_dir(name);
@@ -109,16 +109,16 @@ void expect_reduction_points_compile(const autotune::Task &t, const std::string 
 TEST(GpuSpace, ConvPointsAreMultiLevelTilingsThatCompile) {
   Tensor x = placeholder({1, 64, 56, 56}, float32(), "x"), w = placeholder({64, 64, 3, 3}, float32(), "w");
   Tensor y = ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1});
-  expect_reduction_points_compile(autotune::make_task("conv_cuda", {y}, Target{"cuda"}, 1), "space_conv", 3);
+  expect_reduction_points_compile(tetune::make_task("conv_cuda", {y}, Target{"cuda"}, 1), "space_conv", 3);
 }
 
 TEST(GpuSpace, BatchMatmulPointsAreMultiLevelTilingsThatCompile) {
   Tensor y = ops::batch_matmul(placeholder({8, 128, 64}, float32(), "A"), placeholder({8, 64, 96}, float32(), "B"));
-  expect_reduction_points_compile(autotune::make_task("bmm_cuda", {y}, Target{"cuda"}, 1), "space_bmm", 2);
+  expect_reduction_points_compile(tetune::make_task("bmm_cuda", {y}, Target{"cuda"}, 1), "space_bmm", 2);
 }
 
 TEST(GpuSpace, GemmMutationsKeepTheSketchAndCrossoversStayWithinOne) {
-  autotune::Task t = cuda_gemm(256);
+  tetune::Task t = cuda_gemm(256);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(9);
   std::map<int, autotune::policy::Point> first;
@@ -146,7 +146,7 @@ TEST(GpuSpace, GemmMutationsKeepTheSketchAndCrossoversStayWithinOne) {
 
 TEST(GpuSpace, ReductionMutationsAndCrossoversStillTileExactly) {
   Tensor x = placeholder({2, 32, 28, 28}, float32(), "x"), w = placeholder({48, 32, 3, 3}, float32(), "w");
-  autotune::Task t = autotune::make_task("conv_cuda", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1})}, Target{"cuda"}, 1);
+  tetune::Task t = tetune::make_task("conv_cuda", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1})}, Target{"cuda"}, 1);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(3);
   autotune::policy::Point a = space->sample(rng), b = space->sample(rng);
@@ -183,7 +183,7 @@ TEST(GpuSpace, OperatorLibraryReductionsGetCorrectTilings) {
       {"reduce_sum", ops::reduce_sum(x, {1, 3}, false)},
   };
   for (const auto &[name, out] : ops_) {
-    autotune::Task t = autotune::make_task(name, {out}, Target{"cuda"}, 1);
+    tetune::Task t = tetune::make_task(name, {out}, Target{"cuda"}, 1);
     auto space = autotune::policy::make_space("gpu", t);
     std::mt19937_64 rng(7);
     std::vector<Step> steps;
@@ -216,7 +216,7 @@ TEST(GpuSpace, OperatorLibraryReductionsGetCorrectTilings) {
 
 TEST(GpuSpace, OtherTasksGetTheGenericSketch) {
   Tensor x = placeholder({8, 1000}, float32(), "x");
-  autotune::Task t = autotune::make_task("softmax_cuda", {ops::softmax(x)}, Target{"cuda"}, 1);
+  tetune::Task t = tetune::make_task("softmax_cuda", {ops::softmax(x)}, Target{"cuda"}, 1);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(1);
   autotune::policy::Point p = space->sample(rng);

@@ -11,7 +11,7 @@
 
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/relay_import/test_util.h"
 
 namespace tetune {
@@ -311,7 +311,7 @@ TEST(Passes, FoldingFusionKeysMemoryAndSerialisation) {
   // the tuned-schedule hook is used and counted
   relay::CompileOptions hooked;
   int calls = 0;
-  hooked.schedule_for = [&](const autotune::Task &t) {
+  hooked.schedule_for = [&](const tetune::Task &t) {
     calls++;
     return Schedule(t.outputs);
   };

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string bytes(reinterpret_cast<const char *>(data), size);

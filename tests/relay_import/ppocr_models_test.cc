@@ -11,7 +11,7 @@
 #include "relay_import/executor.h"
 #include "runtime/io.h"
 #include "relay_import/onnx_importer.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/relay_import/test_util.h"
 
 namespace tetune {

@@ -5,7 +5,7 @@
 
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/schedule/reference_computes.h"
 
 namespace tetune {

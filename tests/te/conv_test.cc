@@ -1,5 +1,5 @@
 // tetune::ops conv2d / conv2d_transpose vs plain loops.
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/conv.h"
 #include "tests/te/op_test_util.h"
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <functional>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/elementwise.h"
 #include "tests/te/op_test_util.h"
 

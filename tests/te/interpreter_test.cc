@@ -1,7 +1,7 @@
 // Core TE language and interpreter semantics.
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/elementwise.h"
 #include "te/structural_hash.h"
 #include "tests/te/op_test_util.h"

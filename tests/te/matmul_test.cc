@@ -1,5 +1,5 @@
 // tetune::ops matrix products vs plain loops.
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/matmul.h"
 #include "tests/te/op_test_util.h"
 

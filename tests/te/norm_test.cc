@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/norm.h"
 #include "tests/te/op_test_util.h"
 

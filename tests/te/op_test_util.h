@@ -18,7 +18,7 @@
 #include "codegen/kernel.h"
 #include "schedule/schedule.h"
 #include "te/interpreter.h"
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 #include "te/tensor.h"
 
 namespace tetune {

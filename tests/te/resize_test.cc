@@ -1,7 +1,7 @@
 // tetune::ops resize vs plain loops.
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/resize.h"
 #include "tests/te/op_test_util.h"
 

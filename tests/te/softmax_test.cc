@@ -1,7 +1,7 @@
 // tetune::ops softmax / log_softmax vs plain loops.
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/softmax.h"
 #include "tests/te/op_test_util.h"
 

@@ -1,7 +1,7 @@
 // tetune::ops data-movement operators vs plain loops.
 #include <algorithm>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/ops/transform.h"
 #include "tests/te/op_test_util.h"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
 
 namespace tetune::tuning_log {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/schema.h"

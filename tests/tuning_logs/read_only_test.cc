@@ -10,7 +10,7 @@
 #include <fstream>
 #include <functional>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 

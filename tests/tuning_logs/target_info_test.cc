@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/error_code.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "autotune/cost_model/random_cost_model.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cost_model {

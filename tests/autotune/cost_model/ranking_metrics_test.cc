@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cost_model {

@@ -13,7 +13,7 @@
 
 #include "autotune/cost_model/random_cost_model.h"
 #include "autotune/cost_model/ranking_metrics.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace cost_model {

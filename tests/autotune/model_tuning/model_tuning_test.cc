@@ -15,7 +15,7 @@
 #include <set>
 #include <string>
 
-#include "autotune/model_tuning.h"
+#include "model_tuning/model_tuning.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 #include "relay_import/tuned_schedules.h"

@@ -12,7 +12,7 @@
 #include "autotune/policy/policy.h"
 #include "autotune/tuner.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -11,7 +11,7 @@
 #include "autotune/remote/remote_measure.h"
 #include "autotune/tuner.h"
 #include "runtime/io.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tests/autotune/gemm_task.h"
 #include "tuning_logs/database.h"
 #include "tuning_logs/target_info.h"

@@ -11,10 +11,10 @@
 
 #include "autotune/features/features.h"
 #include "autotune/search_space/search_space.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {

@@ -2,7 +2,7 @@
 // needs every engineer's subcommand).
 #include <cstdio>
 
-#include "te/errors.h"
+#include "base/errors.h"
 #include "tools/commands.h"
 
 int main(int argc, char **argv) {

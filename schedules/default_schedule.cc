@@ -1,12 +1,12 @@
-#include "relay_import/default_schedule.h"
+#include "schedules/default_schedule.h"
 
 #include <functional>
 
 #include "schedule/parallel_grain.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
-namespace relay {
+namespace schedules {
 
 namespace {
 bool has_select(const Expr &e) {
@@ -87,5 +87,5 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
   return s;
 }
 
-}  // namespace relay
+}  // namespace schedules
 }  // namespace tetune

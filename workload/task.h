@@ -10,7 +10,6 @@
 #include "te/tensor.h"
 
 namespace tetune {
-namespace autotune {
 
 struct Task {
   std::string name;              // readable, e.g. "matmul_1024x1024x1024"
@@ -32,5 +31,4 @@ Task make_task(const std::string &name, const std::vector<Tensor> &outputs, cons
 /** The workload row's description stored in the tuning log: {"name": ..., "flops": ...}. */
 std::string workload_description(const Task &t);
 
-}  // namespace autotune
 }  // namespace tetune

@@ -16,9 +16,9 @@
 #include "te/tensor.h"
 
 namespace tetune {
-namespace relay {
+namespace schedules {
 
 Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8, int threads = 1);
 
-}  // namespace relay
+}  // namespace schedules
 }  // namespace tetune

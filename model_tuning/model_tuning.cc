@@ -1,4 +1,4 @@
-#include "autotune/model_tuning.h"
+#include "model_tuning/model_tuning.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -12,11 +12,11 @@
 #include <map>
 
 #include "autotune/tuner.h"
-#include "relay_import/default_schedule.h"
+#include "schedules/default_schedule.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 #include "schedule/trace.h"
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {
@@ -177,7 +177,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
       RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
-      Schedule s = relay::simple_cpu_schedule(t.outputs, 8, t.threads);
+      Schedule s = tetune::schedules::simple_cpu_schedule(t.outputs, 8, t.threads);
       Measurer m(t, opt.measure);
       MeasureInput in;
       in.steps = s.trace();

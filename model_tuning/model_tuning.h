@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
-#include "autotune/task.h"
+#include "workload/task.h"
 #include "autotune/task_scheduler.h"
 #include "te/tensor.h"
 

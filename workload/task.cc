@@ -1,11 +1,10 @@
-#include "autotune/task.h"
+#include "workload/task.h"
 
 #include "schedule/schedule.h"
-#include "te/errors.h"
+#include "base/errors.h"
 #include "te/structural_hash.h"
 
 namespace tetune {
-namespace autotune {
 
 std::string workload_description(const Task &t) {
   std::string name;
@@ -30,5 +29,4 @@ Task make_task(const std::string &name, const std::vector<Tensor> &outputs, cons
   return t;
 }
 
-}  // namespace autotune
 }  // namespace tetune

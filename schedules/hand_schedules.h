@@ -5,7 +5,7 @@
 #include "schedule/schedule.h"
 
 namespace tetune {
-namespace bench {
+namespace schedules {
 
 /** Register-tiling parameters of the GEMM schedule (AVX-512: 16 fp32 lanes). */
 struct GemmTiling {
@@ -35,5 +35,5 @@ Schedule hand_packed_gemm_schedule(const std::vector<Tensor> &outputs, const Gem
 /** conv2d NCHW from ops::conv2d (stages "conv2d.pad" and "conv2d"): same structure over (c, h, w): output [n, c, h, w]. */
 Schedule hand_conv_schedule(const std::vector<Tensor> &outputs);
 
-}  // namespace bench
+}  // namespace schedules
 }  // namespace tetune

@@ -1,7 +1,7 @@
-#include "bench/hand_schedules.h"
+#include "schedules/hand_schedules.h"
 
 namespace tetune {
-namespace bench {
+namespace schedules {
 
 Schedule hand_gemm_schedule(const std::vector<Tensor> &outputs, const GemmTiling &t) {
   Schedule s(outputs);
@@ -90,5 +90,5 @@ Schedule hand_conv_schedule(const std::vector<Tensor> &outputs) {
   return s;
 }
 
-}  // namespace bench
+}  // namespace schedules
 }  // namespace tetune

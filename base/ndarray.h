@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "te/dtype.h"
-#include "te/tensor.h"
+#include "base/dtype.h"
+#include "base/shape.h"
 
 namespace tetune {
 

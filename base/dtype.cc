@@ -1,6 +1,6 @@
-#include "te/dtype.h"
+#include "base/dtype.h"
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

@@ -1,11 +1,11 @@
-#include "te/ndarray.h"
+#include "base/ndarray.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

@@ -1,6 +1,6 @@
-#include "codegen/gpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 

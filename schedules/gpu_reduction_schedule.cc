@@ -1,8 +1,8 @@
-#include "codegen/gpu_reduction_schedule.h"
+#include "schedules/gpu_reduction_schedule.h"
 
 #include <algorithm>
 
-#include "te/errors.h"
+#include "base/errors.h"
 
 namespace tetune {
 
