@@ -79,7 +79,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   double best = 0;
   int done = 0;
   // The curve of single records; res.best is the log's choice, taken at the end.
-  auto consider_best = [&](const StoredRecord &r) {
+  auto consider_best = [&](const tuning_log::MeasureRecord &r) {
     if (r.ok()) best = std::max(best, r.gflops);
     res.curve.push_back(best);
   };
@@ -113,7 +113,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   const int rounds = round_trials > 0 ? std::min(std::max(0, opt.confirm_rounds), opt.trials / 4 / round_trials) : 0;
   const int reserve = rounds * round_trials;
   const int search_trials = opt.trials - reserve;
-  auto report = [&](const StoredRecord &rec) {
+  auto report = [&](const tuning_log::MeasureRecord &rec) {
     if (!opt.progress) return;
     TuneProgress pr;
     pr.trials_done = done;
@@ -129,7 +129,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   };
   // Stores one measurement as the next trial's record (committed before the next one is measured).
   auto commit = [&](const std::string &schedule_json, const MeasureResult &m) {
-    StoredRecord rec;
+    tuning_log::MeasureRecord rec;
     rec.schedule_json = schedule_json;
     rec.costs_ms = m.costs_ms;
     rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
@@ -148,7 +148,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   while (done < search_trials) {
     int n = std::min(opt.batch_size, search_trials - done);
     auto tl = Clock::now();
-    std::vector<policy::Point> batch = pol->next_batch(n);
+    std::vector<Candidate> batch = pol->next_batch(n);
     for (const auto &p : batch) cache.with_features(p);
     res.search_s += since(tl);
     if (batch.empty()) {
@@ -170,7 +170,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
         const policy::PointInfo &info = cache.with_features(batch[b]);
         if (!info.valid && !info.steps.empty()) {
           // Lowering already failed in this process: no need to fork.
-          results[b].error = ErrorCode::kCompileError;
+          results[b].error = tuning_log::ErrorCode::kCompileError;
           results[b].error_msg = info.error;
           results[b].median_ms = std::numeric_limits<double>::infinity();
           continue;
@@ -186,7 +186,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       res.measure_s += since(tm);
     }
     for (size_t b = 0; b < batch.size(); b++) {
-      const policy::Point &p = batch[b];
+      const Candidate &p = batch[b];
       const policy::PointInfo &info = cache.with_features(p);
       const MeasureResult &m = results[b];
       std::string json;
@@ -195,7 +195,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       } catch (const Error &) {
         json = "{\"version\": 1, \"steps\": []}";
       }
-      StoredRecord rec = commit(json, m);
+      tuning_log::MeasureRecord rec = commit(json, m);
       measured.insert(info.steps_key);
       consider_best(rec);
       outs.push_back(policy::Outcome{p, m.ok(), rec.gflops});
@@ -219,12 +219,12 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   for (int round = 0; round < rounds && done < opt.trials; round++) {
     std::map<std::string, int> times;  // records per schedule, failed ones included
     for (const auto &r : db.records()) times[r.schedule_json]++;
-    std::vector<StoredRecord> pending;
+    std::vector<tuning_log::MeasureRecord> pending;
     for (auto &r : db.best(static_cast<int>(times.size())))
       if (times[r.schedule_json] < wanted && static_cast<int>(pending.size()) < opt.confirm_top) pending.push_back(r);
     if (pending.empty()) break;
     std::vector<MeasureInput> ins;
-    std::vector<const StoredRecord *> of;
+    std::vector<const tuning_log::MeasureRecord *> of;
     for (int rep = 1; rep < wanted; rep++)
       for (const auto &p : pending) {
         if (times[p.schedule_json] + rep > wanted) continue;  // it has enough already
@@ -238,15 +238,15 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
     res.measure_s += since(tm);
     for (size_t k = 0; k < got.size(); k++) {
-      StoredRecord rec = commit(of[k]->schedule_json, got[k]);
+      tuning_log::MeasureRecord rec = commit(of[k]->schedule_json, got[k]);
       res.confirmed++;
       consider_best(rec);
       report(rec);
     }
   }
   // The best schedule as the log ranks it (a re-measured schedule costs its middle measurement).
-  std::vector<StoredRecord> b = db.best(1);
-  res.best = b.empty() ? std::nullopt : std::optional<StoredRecord>(b[0]);
+  std::vector<tuning_log::MeasureRecord> b = db.best(1);
+  res.best = b.empty() ? std::nullopt : std::optional<tuning_log::MeasureRecord>(b[0]);
   res.best_gflops = res.best ? res.best->gflops : 0;
   if (res.best)
     for (const auto &r : db.records())

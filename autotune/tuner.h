@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
+#include "autotune/measure/record_store.h"
 #include "autotune/policy/policy.h"
 #include "autotune/remote/remote_measure.h"
 #include "workload/task.h"
@@ -35,7 +36,7 @@ struct TuneProgress {
   double best_gflops = 0;
   double elapsed_s = 0;
   double eta_s = 0;        // estimate for the remaining trials
-  const StoredRecord *last = nullptr;
+  const tuning_log::MeasureRecord *last = nullptr;
 };
 
 struct TuneOptions {
@@ -95,7 +96,7 @@ struct TuneOptions {
 };
 
 struct TuneResult {
-  std::optional<StoredRecord> best;   // record of the best-ranked schedule (RecordStore::best; stored ones included)
+  std::optional<tuning_log::MeasureRecord> best;   // record of the best-ranked schedule (RecordStore::best; stored ones included)
   double best_gflops = 0;                   // that record's GFLOP/s
   int measured = 0;                         // records added by this call
   int errors = 0;                           // of which failed

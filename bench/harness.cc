@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -14,6 +13,10 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/json_line.h"
 
 namespace tetune {
 namespace bench {
@@ -308,152 +311,47 @@ BenchResult check_and_time(const BenchSpec &spec, const std::string &impl, int t
 // ---------------------------------------------------------------------------
 // JSON.
 
-static std::string json_escape(const std::string &s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o;
-}
-
-static std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string to_json(const BenchResult &r, const std::string &run_id) {
-  std::ostringstream os;
-  os << "{\"bench\":\"" << json_escape(r.bench) << "\",\"impl\":\"" << json_escape(r.impl)
-     << "\",\"threads\":" << r.threads << ",\"median_ms\":"
-     << (r.ok() ? json_number(r.median_ms) : "null")
-     << ",\"gflops\":" << (r.ok() ? json_number(r.gflops) : "null")
-     << ",\"max_abs_err\":" << (r.max_abs_err >= 0 ? json_number(r.max_abs_err) : "null")
-     << ",\"best_ms\":" << (r.ok() && r.best_ms > 0 ? json_number(r.best_ms) : "null")
-     << ",\"repeats\":" << r.repeats << ",\"note\":\"" << json_escape(r.note) << "\"";
-  if (!r.ok()) os << ",\"error\":\"" << json_escape(r.error) << "\"";
-  if (!run_id.empty()) os << ",\"run\":\"" << json_escape(run_id) << "\"";
-  os << "}";
-  return os.str();
+  using json = nlohmann::ordered_json;
+  json j;
+  j["bench"] = r.bench;
+  j["impl"] = r.impl;
+  j["threads"] = r.threads;
+  j["median_ms"] = r.ok() ? json_number(r.median_ms) : json(nullptr);
+  j["gflops"] = r.ok() ? json_number(r.gflops) : json(nullptr);
+  j["max_abs_err"] = r.max_abs_err >= 0 ? json_number(r.max_abs_err) : json(nullptr);
+  j["best_ms"] = r.ok() && r.best_ms > 0 ? json_number(r.best_ms) : json(nullptr);
+  j["repeats"] = r.repeats;
+  j["note"] = r.note;
+  if (!r.ok()) j["error"] = r.error;
+  if (!run_id.empty()) j["run"] = run_id;
+  return json_line(j);
 }
-
-namespace {
-// Minimal parser for the flat objects to_json writes.
-struct FlatJson {
-  const std::string &s;
-  size_t i = 0;
-  [[noreturn]] void fail(const std::string &what) {
-    throw tetune::ParseError("bench: bad result line at char " + std::to_string(i) + " (" +
-                             what + "): " + s);
-  }
-  void ws() {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  }
-  void expect(char c) {
-    ws();
-    if (i >= s.size() || s[i] != c) fail(std::string("expected '") + c + "'");
-    ++i;
-  }
-  std::string str() {
-    expect('"');
-    std::string o;
-    while (i < s.size() && s[i] != '"') {
-      if (s[i] == '\\') {
-        ++i;
-        if (i >= s.size()) fail("bad escape");
-        char c = s[i++];
-        switch (c) {
-          case 'n': o += '\n'; break;
-          case 't': o += '\t'; break;
-          case 'r': o += '\r'; break;
-          case 'u': {
-            if (i + 4 > s.size()) fail("bad \\u");
-            o += static_cast<char>(std::stoi(s.substr(i, 4), nullptr, 16));
-            i += 4;
-            break;
-          }
-          default: o += c;
-        }
-      } else {
-        o += s[i++];
-      }
-    }
-    if (i >= s.size()) fail("unterminated string");
-    ++i;
-    return o;
-  }
-  // Returns a number, NaN for null.
-  double num() {
-    ws();
-    if (s.compare(i, 4, "null") == 0) {
-      i += 4;
-      return std::numeric_limits<double>::quiet_NaN();
-    }
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(s.substr(i), &used);
-    } catch (const std::exception &) {
-      fail("expected number");
-    }
-    i += used;
-    return v;
-  }
-};
-}  // namespace
 
 BenchResult from_json(const std::string &line) {
-  FlatJson p{line};
+  using json = nlohmann::json;
   BenchResult r;
-  p.expect('{');
-  p.ws();
-  if (p.i < line.size() && line[p.i] == '}') return r;
-  while (true) {
-    std::string key = p.str();
-    p.expect(':');
-    if (key == "bench") r.bench = p.str();
-    else if (key == "impl") r.impl = p.str();
-    else if (key == "note") r.note = p.str();
-    else if (key == "error") r.error = p.str();
-    else if (key == "run") (void)p.str();
-    else if (key == "threads") r.threads = static_cast<int>(p.num());
-    else if (key == "repeats") r.repeats = static_cast<int>(p.num());
-    else if (key == "median_ms") r.median_ms = p.num();
-    else if (key == "gflops") r.gflops = p.num();
-    else if (key == "best_ms") {
-      double v = p.num();
-      r.best_ms = std::isnan(v) ? 0 : v;
-    }
-    else if (key == "max_abs_err") {
-      double v = p.num();
-      r.max_abs_err = std::isnan(v) ? -1 : v;
-    } else {
-      p.ws();
-      if (p.i < line.size() && line[p.i] == '"') (void)p.str();
-      else (void)p.num();
-    }
-    p.ws();
-    if (p.i < line.size() && line[p.i] == ',') {
-      ++p.i;
-      continue;
-    }
-    p.expect('}');
-    break;
+  try {
+    const json j = json::parse(line);
+    if (!j.is_object()) throw tetune::ParseError("bench: a result line is no JSON object: " + line);
+    // A number field: `absent` when missing, `null` when null (a failed row's time).
+    auto number = [&](const char *key, double absent, double null) {
+      auto it = j.find(key);
+      return it == j.end() ? absent : it->is_null() ? null : it->get<double>();
+    };
+    r.bench = j.value("bench", "");
+    r.impl = j.value("impl", "");
+    r.note = j.value("note", "");
+    r.error = j.value("error", "");
+    r.threads = static_cast<int>(number("threads", 0, 0));
+    r.repeats = static_cast<int>(number("repeats", 0, 0));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.median_ms = number("median_ms", 0, nan);
+    r.gflops = number("gflops", 0, nan);
+    r.best_ms = number("best_ms", 0, 0);
+    r.max_abs_err = number("max_abs_err", -1, -1);
+  } catch (const json::exception &e) {
+    throw tetune::ParseError(std::string("bench: bad result line (") + e.what() + "): " + line);
   }
   return r;
 }

@@ -135,6 +135,29 @@ TEST(Harness, JsonRoundTrip) {
   EXPECT_THROW(from_json("{\"bench\":"), tetune::ParseError);
 }
 
+// A line of bench/results/kernels.jsonl: read back, and written again the same.
+TEST(Harness, JsonLinesKeepTheirFormat) {
+  const std::string line =
+      "{\"bench\":\"gemm1024\",\"impl\":\"onednn\",\"threads\":1,\"median_ms\":22.864,\"gflops\":93.9242,"
+      "\"max_abs_err\":3.24249e-05,\"best_ms\":16.6347,\"repeats\":253,\"note\":\"dnnl_sgemm\",\"run\":\"2026-11-21T20:30:13\"}";
+  BenchResult r = from_json(line);
+  EXPECT_EQ(r.impl, "onednn");
+  EXPECT_EQ(r.repeats, 253);
+  EXPECT_DOUBLE_EQ(r.max_abs_err, 3.24249e-05);
+  EXPECT_EQ(to_json(r, "2026-11-21T20:30:13"), line);
+  r.gflops = 93.92424242;  // six significant digits, as before
+  EXPECT_EQ(to_json(r, "2026-11-21T20:30:13"), line);
+
+  const std::string failed =
+      "{\"bench\":\"conv\",\"impl\":\"x\",\"threads\":2,\"median_ms\":null,\"gflops\":null,\"max_abs_err\":null,"
+      "\"best_ms\":null,\"repeats\":0,\"note\":\"\",\"error\":\"child killed by signal 11\"}";
+  BenchResult f = from_json(failed);
+  EXPECT_FALSE(f.ok());
+  EXPECT_EQ(f.max_abs_err, -1);
+  EXPECT_EQ(f.best_ms, 0);
+  EXPECT_EQ(to_json(f), failed);
+}
+
 TEST(Harness, RegistryRejectsDuplicates) {
   register_impl("test-impl-dup", [](const BenchSpec &, int) { return BenchResult{}; });
   EXPECT_THROW(register_impl("test-impl-dup", nullptr), tetune::Error);

@@ -8,9 +8,7 @@
 // "@@RESULT {json}" lines; the parent prints the table and appends the JSON
 // lines to bench/results/kernels.jsonl.
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +24,7 @@
 #include <vector>
 
 #include "bench/harness.h"
+#include "runtime/child_process.h"
 
 namespace tb = tetune::bench;
 
@@ -202,21 +201,16 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
     args.push_back("--ref-dir");
     args.push_back(o.ref_dir);
   }
-  int fds[2];
-  if (::pipe(fds) != 0) throw tetune::Error("kernels: pipe() failed");
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw tetune::Error("kernels: fork() failed");
   const std::string err_path =
       (o.ref_dir.empty() ? std::string("/tmp") : o.ref_dir) + "/child_stderr_" + std::to_string(::getpid());
-  if (pid == 0) {
+  // The child replaces itself with `self --child ...`, its stdout being the pipe.
+  tetune::rt::Child child = tetune::rt::Child::spawn([&](int fd) {
     if (!o.verbose) {
       FILE *ef = std::fopen(err_path.c_str(), "w");
       if (ef) ::dup2(::fileno(ef), 2);
     }
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
+    ::dup2(fd, 1);
+    ::close(fd);
     set_thread_env(threads);
     ::alarm(static_cast<unsigned>(o.child_timeout));  // SIGALRM ends a hung child.
     std::vector<char *> argv;
@@ -225,36 +219,29 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
     ::execv(argv[0], argv.data());
     std::perror("execv");
     ::_exit(127);
+  });
+  while (child.read_some()) {
   }
-  ::close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  ::close(fds[0]);
-  int status = 0;
-  struct rusage ru;
-  std::memset(&ru, 0, sizeof ru);
-  ::wait4(pid, &status, 0, &ru);
+  const tetune::rt::ChildExit ex = child.reap(false);
+  const std::string &text = ex.payload;
   {
     const CpuStat st1 = cpu_stat();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const double child_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
-                             ru.ru_stime.tv_usec * 1e-6;
     const double busy_s = (st1.busy - st0.busy) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-    *bg_load = wall > 0 ? std::max(0.0, (busy_s - child_cpu) / wall) : 0;
+    *bg_load = wall > 0 ? std::max(0.0, (busy_s - ex.cpu_s) / wall) : 0;
   }
   std::string child_err;
   if (!o.verbose) {
     std::FILE *ef = std::fopen(err_path.c_str(), "r");
     if (ef) {
+      char buf[4096];
       while (size_t m = std::fread(buf, 1, sizeof buf, ef)) child_err.append(buf, m);
       std::fclose(ef);
     }
     ::unlink(err_path.c_str());
   }
-  const bool child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const bool child_ok = ex.ok();
 
   std::vector<tb::BenchResult> results;
   std::istringstream lines(text);
@@ -288,12 +275,11 @@ std::vector<tb::BenchResult> run_child(const Options &o, const std::string &benc
     r.impl = impl;
     r.threads = threads;
     std::ostringstream os;
-    if (WIFSIGNALED(status)) {
-      int sig = WTERMSIG(status);
-      os << "child killed by signal " << sig << " (" << strsignal(sig) << ")";
-      if (sig == SIGALRM) os << ": over --child-timeout " << o.child_timeout << " s";
+    if (ex.signal > 0) {
+      os << "child killed by signal " << ex.signal << " (" << strsignal(ex.signal) << ")";
+      if (ex.signal == SIGALRM) os << ": over --child-timeout " << o.child_timeout << " s";
     } else {
-      os << "child exited with status " << WEXITSTATUS(status) << " and no result";
+      os << "child exited with status " << ex.exit_status << " and no result";
     }
     r.error = os.str();
     results.push_back(r);

@@ -44,7 +44,7 @@ namespace bench {
 namespace {
 
 namespace fs = std::filesystem;
-using autotune::StoredRecord;
+using tuning_log::MeasureRecord;
 
 int env_int(const char *name, int dflt) {
   const char *v = std::getenv(name);
@@ -112,7 +112,7 @@ std::vector<float> block_weight(const std::vector<float> &w, int64_t O, int64_t 
   return out;
 }
 
-std::optional<StoredRecord> best_of(const std::string &db, const tetune::Task &task, int *n_records) {
+std::optional<MeasureRecord> best_of(const std::string &db, const tetune::Task &task, int *n_records) {
   autotune::RecordStore st(db, task.workload_key, task.name, "{}", task.threads);
   *n_records = static_cast<int>(st.count());
   auto best = st.best(1);  // a re-measured schedule costs its middle measurement

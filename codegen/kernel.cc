@@ -14,6 +14,7 @@
 #include "runtime/spin_pool.h"
 #include "schedule/gpu_limits.h"
 #include "base/errors.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 
@@ -55,12 +56,13 @@ void bind_inputs(codegen::LoweredPipeline &lp, const std::vector<NDArray> &input
   }
 }
 
+// Unary and binary operations of e, each use counted; index arithmetic is not counted.
 double body_ops(const Expr &e) {
-  if (!e.defined()) return 0;
   double n = 0;
-  if (e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) n = 1;
-  if (e->kind == ExprKind::Access) return 0;  // index arithmetic is not counted
-  for (const auto &a : e->args) n += body_ops(a);
+  pre_order_visit(e, [&](const Expr &x) {
+    if (x->kind == ExprKind::Binary || x->kind == ExprKind::Unary) n += 1;
+    return x->kind != ExprKind::Access;
+  });
   return n;
 }
 }  // namespace

@@ -33,8 +33,9 @@ struct LoweredPipeline {
 Halide::Type halide_type(DType t);
 
 /**
- * Lowers s. gpu selects GPU annotations (bind) as gpu_blocks / gpu_threads.
- * Raises CodegenError (with the Halide message) when Halide rejects the schedule.
+ * Lowers s. A loop bound to a "blockIdx.*" or "threadIdx.*" thread tag
+ * (Schedule::bind) becomes a Halide gpu_blocks / gpu_threads loop. Raises
+ * CodegenError (with the Halide message) when Halide rejects the schedule.
  */
 LoweredPipeline lower(const Schedule &s);
 

@@ -148,7 +148,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   res.estimated_before_ms = sched.objective();
   res.without_result_before = sched.tasks_without_result();
 
-  auto emit = [&](int task, int target, bool warmup, const StoredRecord *last) {
+  auto emit = [&](int task, int target, bool warmup, const tuning_log::MeasureRecord *last) {
     if (!opt.progress) return;
     ModelTuneProgress p;
     p.task = task;
@@ -182,7 +182,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       MeasureInput in;
       in.steps = s.trace();
       MeasureResult mr = m.measure(in);
-      StoredRecord rec;
+      tuning_log::MeasureRecord rec;
       rec.schedule_json = trace_to_json(s);
       rec.costs_ms = mr.costs_ms;
       rec.median_ms = mr.ok() ? mr.median_ms : kInf;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "autotune/measure/measure.h"
+#include "autotune/measure/record_store.h"
 #include "workload/task.h"
 #include "autotune/task_scheduler.h"
 #include "te/tensor.h"
@@ -69,7 +70,7 @@ struct ModelTuneProgress {
   int measured = 0, errors = 0;            // by this run
   double elapsed_s = 0;
   double time_left_s = -1;                 // -1 = no time budget
-  const StoredRecord *last = nullptr;      // record just committed (nullptr between steps)
+  const tuning_log::MeasureRecord *last = nullptr;      // record just committed (nullptr between steps)
 };
 
 struct ModelTuneOptions {

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,9 +116,11 @@ ChildExit Child::reap(bool kill) {
   if (pid_ > 0) {
     if (kill) ::kill(pid_, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    rusage ru{};
+    while (::wait4(pid_, &status, 0, &ru) < 0 && errno == EINTR) {
     }
     pid_ = -1;
+    e.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     e.timed_out = kill;
     if (!kill && WIFSIGNALED(status)) e.signal = WTERMSIG(status);
     if (!kill && WIFEXITED(status)) e.exit_status = WEXITSTATUS(status);

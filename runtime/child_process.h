@@ -1,7 +1,8 @@
 // Running work in a forked child process under a deadline: the isolation that
 // measuring candidate kernels needs (a crash, a hang or a runaway allocation
-// ends only the child). Shared by the tuner's Measurer (autotune/measure) and
-// the remote measure runner (runtime/measure_runner.h).
+// ends only the child). Shared by the tuner's Measurer (autotune/measure), the
+// remote measure runner (runtime/measure_runner.h) and the kernel bench
+// (bench/main.cc, whose children exec the bench binary).
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +20,7 @@ struct ChildExit {
   int signal = 0;          ///< > 0: it died of this signal
   int exit_status = 0;     ///< its exit status when it exited (3: its work threw)
   std::string payload;     ///< everything it wrote to its pipe (complete only when ok())
+  double cpu_s = 0;        ///< user + system CPU seconds of the child and the descendants it reaped
   bool ok() const { return !timed_out && signal == 0 && exit_status == 0; }
   /** "timeout: no result after 8 s", "died of signal 11 (Segmentation fault)", "exited with status 3"; "" when ok(). */
   std::string reason(double timeout_s) const;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 
@@ -126,12 +127,6 @@ int64_t span(const Expr &e, const std::map<const VarNode *, int64_t> &vars) {
   }
 }
 
-void collect_accesses(const Expr &e, const std::function<bool(const TensorNode *)> &match, std::vector<const ExprNode *> &out) {
-  if (!e.defined()) return;
-  if (e->kind == ExprKind::Access && match(e->tensor.get())) out.push_back(e.get());
-  for (const auto &a : e->args) collect_accesses(a, match, out);
-}
-
 [[noreturn]] void fail(const std::string &msg) { throw ScheduleError("GPU schedule: " + msg); }
 
 // The region of st realised per iteration of the loop it is computed at (its shape at root).
@@ -158,7 +153,9 @@ Shape realized_shape(const Schedule &s, const StageInfo &st, int depth) {
     if (body.defined() && body->kind == ExprKind::Reduce)
       for (const auto &r : body->reduce_axes) vars[r.var.get()] = ext[r.var.name()];
     std::vector<const ExprNode *> acc;
-    collect_accesses(body, match, acc);
+    post_order_visit(body, [&](const Expr &x) {
+      if (x->kind == ExprKind::Access && match(x->tensor.get())) acc.push_back(x.get());
+    });
     if (!acc.empty()) {
       Shape fp(region.size(), 0);
       for (const ExprNode *a : acc)

@@ -2,37 +2,12 @@
 
 #include <algorithm>
 #include <functional>
-#include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "base/errors.h"
 
 namespace tetune {
-
-const char *to_string(TailStrategy t) {
-  switch (t) {
-    case TailStrategy::Auto: return "auto";
-    case TailStrategy::GuardWithIf: return "guard_with_if";
-    case TailStrategy::ShiftInwards: return "shift_inwards";
-    case TailStrategy::RoundUp: return "round_up";
-  }
-  return "auto";
-}
-
-TailStrategy parse_tail_strategy(const std::string &s) {
-  for (auto t : {TailStrategy::Auto, TailStrategy::GuardWithIf, TailStrategy::ShiftInwards, TailStrategy::RoundUp})
-    if (s == to_string(t)) return t;
-  throw ParseError("unknown tail strategy '" + s + "'");
-}
-
-std::string Step::str() const {
-  std::ostringstream os;
-  os << kind << "(" << stage;
-  for (const auto &a : axes) os << ", " << a;
-  for (auto i : ints) os << ", " << i;
-  if (!target.empty()) os << ", " << target;
-  os << ")";
-  return os.str();
-}
 
 int StageInfo::leaf_index(const std::string &axis) const {
   for (size_t i = 0; i < leaves.size(); i++)
@@ -41,7 +16,8 @@ int StageInfo::leaf_index(const std::string &axis) const {
 }
 
 namespace {
-[[noreturn]] void fail(const Step &s, const std::string &why) {
+template <typename S>
+[[noreturn]] void fail(const S &s, const std::string &why) {
   throw ScheduleError("illegal schedule step " + s.str() + ": " + why);
 }
 
@@ -120,66 +96,69 @@ std::string Schedule::stage_of(const Tensor &t) const {
   return it->second;
 }
 
-StageInfo &Schedule::mutable_stage(const std::string &name, const Step &step) {
+template <typename S>
+StageInfo &Schedule::mutable_stage(const std::string &name, const S &step) {
   for (auto &s : stages_)
     if (s.name == name) return s;
   fail(step, "no stage named '" + name + "'");
 }
 
+namespace {
+// Steps that transform a stage's own loops (an inlined stage has none).
+template <typename S>
+constexpr bool kLoopStep = std::is_same_v<S, SplitStep> || std::is_same_v<S, FuseStep> || std::is_same_v<S, ReorderStep> ||
+                           std::is_same_v<S, VectorizeStep> || std::is_same_v<S, UnrollStep> ||
+                           std::is_same_v<S, ParallelStep> || std::is_same_v<S, BindStep>;
+}  // namespace
+
 void Schedule::apply(const Step &step) {
-  const std::string &k = step.kind;
-  static const std::set<std::string> loop_steps = {"split", "fuse", "reorder", "vectorize", "unroll", "parallel", "bind"};
-  if (loop_steps.count(k) && has_stage(step.stage) && stage(step.stage).attach.kind == Attach::Inline)
-    fail(step, "stage '" + step.stage + "' is inlined and has no loops of its own");
-  if (k == "split") apply_split(step);
-  else if (k == "fuse") apply_fuse(step);
-  else if (k == "reorder") apply_reorder(step);
-  else if (k == "vectorize" || k == "unroll" || k == "parallel" || k == "bind") apply_annotation(step);
-  else if (k == "compute_at") apply_compute_at(step);
-  else if (k == "compute_inline") apply_compute_inline(step);
-  else if (k == "compute_root") {
-    StageInfo &st = mutable_stage(step.stage, step);
-    if (st.is_output) fail(step, "stage '" + st.name + "' is an output and is always computed at root");
-    Attach before = st.attach;
-    st.attach = Attach{};
-    std::string why = attach_problem();
-    if (!why.empty()) {
-      st.attach = before;
-      fail(step, why);
-    }
-  } else if (k == "cache_read") apply_cache_read(step);
-  else if (k == "cache_write") apply_cache_write(step);
-  else if (k == "rfactor") apply_rfactor(step);
-  else if (k == "pack_layout") apply_pack_layout(step);
-  else if (k == "reorder_storage") apply_reorder_storage(step);
-  else fail(step, "unknown step kind '" + k + "'");
+  std::visit(
+      [this](const auto &s) {
+        if constexpr (kLoopStep<std::decay_t<decltype(s)>>)
+          if (has_stage(s.stage) && stage(s.stage).attach.kind == Attach::Inline)
+            fail(s, "stage '" + s.stage + "' is inlined and has no loops of its own");
+        apply_step(s);
+      },
+      step);
   trace_.push_back(step);
+}
+
+void Schedule::apply_step(const ComputeRootStep &s) {
+  StageInfo &st = mutable_stage(s.stage, s);
+  if (st.is_output) fail(s, "stage '" + st.name + "' is an output and is always computed at root");
+  Attach before = st.attach;
+  st.attach = Attach{};
+  std::string why = attach_problem();
+  if (!why.empty()) {
+    st.attach = before;
+    fail(s, why);
+  }
 }
 
 // ---- split / fuse / reorder ------------------------------------------------
 
 namespace {
 // A loop that another stage is computed at must stay a loop.
+template <typename S>
 void check_not_attach_point(const std::vector<StageInfo> &stages, const StageInfo &st, const std::string &axis,
-                            const Step &s) {
+                            const S &s) {
   for (const auto &o : stages)
     if (o.attach.kind == Attach::At && o.attach.stage == st.name && o.attach.axis == axis)
       fail(s, "stage '" + o.name + "' is computed at axis '" + axis + "' of '" + st.name + "'; move it first");
 }
 }  // namespace
 
-void Schedule::apply_split(const Step &s) {
+void Schedule::apply_step(const SplitStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
-  if (s.axes.size() != 1 || s.ints.size() != 2) fail(s, "split takes one axis and {factor, nparts}");
-  const std::string &axis = s.axes[0];
+  const std::string &axis = s.axis;
   int idx = st.leaf_index(axis);
   if (idx < 0) {
     if (st.all_axes.count(axis)) fail(s, "axis '" + axis + "' of stage '" + st.name + "' was already split or fused");
     fail(s, "stage '" + st.name + "' has no axis '" + axis + "'");
   }
-  int64_t f = s.ints[0];
+  int64_t f = s.factor;
   if (f <= 0) fail(s, "split factor of axis '" + axis + "' must be positive, got " + std::to_string(f));
-  TailStrategy tail = s.target.empty() ? TailStrategy::Auto : parse_tail_strategy(s.target);
+  TailStrategy tail = s.tail;
   LeafAxis old = st.leaves[idx];
   check_not_attach_point(stages_, st, axis, s);
   if (st.kind == StageInfo::Compute && st.is_reduction() && tail == TailStrategy::RoundUp)
@@ -188,13 +167,13 @@ void Schedule::apply_split(const Step &s) {
     fail(s, "shift_inwards would recompute part of the reduction of stage '" + st.name + "'; use guard_with_if");
   if (old.is_reduce && (tail == TailStrategy::RoundUp || tail == TailStrategy::ShiftInwards))
     fail(s, std::string(to_string(tail)) + " would change the reduction over axis '" + axis + "'; use guard_with_if");
-  if (tail == TailStrategy::RoundUp && !(s.ints[1] == 0 && old.extent % f == 0))
+  if (tail == TailStrategy::RoundUp && !(!s.nparts && old.extent % f == 0))
     fail(s, "round_up of axis '" + axis + "' (extent " + std::to_string(old.extent) + ") by " + std::to_string(f) +
                 " would compute past the stage and read past its inputs; use a divisor or guard_with_if");
   if (!old.annotation.empty()) fail(s, "axis '" + axis + "' is already annotated " + old.annotation);
   std::string outer = axis + "_o", inner = axis + "_i";
   if (st.all_axes.count(outer) || st.all_axes.count(inner)) fail(s, "axis names '" + outer + "'/'" + inner + "' are taken");
-  bool nparts = s.ints[1] != 0;
+  bool nparts = s.nparts;
   int64_t inner_extent = nparts ? (old.extent + f - 1) / f : f;
   int64_t outer_extent = nparts ? f : (old.extent + f - 1) / f;
   if (inner_extent > old.extent) inner_extent = old.extent, outer_extent = 1;
@@ -206,33 +185,32 @@ void Schedule::apply_split(const Step &s) {
   st.all_axes.insert(inner);
 }
 
-void Schedule::apply_fuse(const Step &s) {
+void Schedule::apply_step(const FuseStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
-  if (s.axes.size() != 2) fail(s, "fuse takes two axes");
-  int a = st.leaf_index(s.axes[0]), b = st.leaf_index(s.axes[1]);
-  if (a < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[0] + "'");
-  if (b < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[1] + "'");
-  if (b != a + 1) fail(s, "axis '" + s.axes[0] + "' must immediately enclose '" + s.axes[1] + "' to fuse them");
+  int a = st.leaf_index(s.outer), b = st.leaf_index(s.inner);
+  if (a < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.outer + "'");
+  if (b < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.inner + "'");
+  if (b != a + 1) fail(s, "axis '" + s.outer + "' must immediately enclose '" + s.inner + "' to fuse them");
   if (st.leaves[a].is_reduce != st.leaves[b].is_reduce) fail(s, "cannot fuse a reduce axis with a spatial axis");
-  check_not_attach_point(stages_, st, s.axes[0], s);
-  check_not_attach_point(stages_, st, s.axes[1], s);
+  check_not_attach_point(stages_, st, s.outer, s);
+  check_not_attach_point(stages_, st, s.inner, s);
   if (!st.leaves[a].annotation.empty() || !st.leaves[b].annotation.empty()) fail(s, "cannot fuse annotated axes");
   if (st.leaves[a].has_tail || st.leaves[b].has_tail)
     fail(s, "cannot fuse axes of a split whose factor does not divide the extent (the fused loop would lose the tail guard)");
-  std::string fused = s.axes[0] + "_" + s.axes[1] + "_f";
+  std::string fused = s.outer + "_" + s.inner + "_f";
   if (st.all_axes.count(fused)) fail(s, "axis name '" + fused + "' is taken");
   LeafAxis f{fused, st.leaves[a].extent * st.leaves[b].extent, st.leaves[a].is_reduce, "", false};
   st.leaves.erase(st.leaves.begin() + b);
   st.leaves[a] = f;
-  st.relations.push_back(Relation{Relation::Fuse, fused, s.axes[0], s.axes[1], 0, false, 0, TailStrategy::Auto});
+  st.relations.push_back(Relation{Relation::Fuse, fused, s.outer, s.inner, 0, false, 0, TailStrategy::Auto});
   st.all_axes.insert(fused);
 }
 
-void Schedule::apply_reorder(const Step &s) {
+void Schedule::apply_step(const ReorderStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   std::vector<int> pos;
   std::set<std::string> seen;
-  for (const auto &a : s.axes) {
+  for (const auto &a : s.order) {
     int i = st.leaf_index(a);
     if (i < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + a + "'");
     if (!seen.insert(a).second) fail(s, "axis '" + a + "' is listed twice");
@@ -244,27 +222,28 @@ void Schedule::apply_reorder(const Step &s) {
   for (size_t k = 0; k < pos.size(); k++) st.leaves[sorted[k]] = old[pos[k]];
 }
 
-void Schedule::apply_annotation(const Step &s) {
-  StageInfo &st = mutable_stage(s.stage, s);
-  if (s.axes.size() != 1) fail(s, s.kind + " takes one axis");
-  int i = st.leaf_index(s.axes[0]);
-  if (i < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axes[0] + "'");
+namespace {
+// Annotates leaf s.axis of st with `ann`: the step's kind, or for bind its GPU index.
+template <typename S>
+void annotate(StageInfo &st, const S &s, const std::string &ann) {
+  const std::string kind = S::kKind;
+  int i = st.leaf_index(s.axis);
+  if (i < 0) fail(s, "stage '" + st.name + "' has no leaf axis '" + s.axis + "'");
   LeafAxis &ax = st.leaves[i];
   if (!ax.annotation.empty()) fail(s, "axis '" + ax.name + "' is already annotated " + ax.annotation);
-  std::string ann = s.kind;
-  if (s.kind == "bind") {
+  if constexpr (std::is_same_v<S, BindStep>) {
     static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
                                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    if (!tags.count(s.target)) fail(s, "unknown GPU index '" + s.target + "'");
+    if (!tags.count(ann)) fail(s, "unknown GPU index '" + ann + "'");
     for (const auto &l : st.leaves)
-      if (l.annotation == s.target) fail(s, s.target + " is already bound to axis '" + l.name + "'");
-    ann = s.target;
+      if (l.annotation == ann) fail(s, ann + " is already bound to axis '" + l.name + "'");
   }
-  if (ax.is_reduce && (s.kind == "vectorize" || s.kind == "parallel" || s.kind == "bind"))
-    fail(s, "reduce axis '" + ax.name + "' cannot be " + (s.kind == "bind" ? "bound" : s.kind + "d") +
+  if (ax.is_reduce && !std::is_same_v<S, UnrollStep>)
+    fail(s, "reduce axis '" + ax.name + "' cannot be " + (std::is_same_v<S, BindStep> ? "bound" : kind + "d") +
                 " (it would race on the accumulator; use rfactor)");
-  if (s.kind == "vectorize" && ax.extent > 64) fail(s, "vector width " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
-  if (s.kind == "unroll") {
+  if (std::is_same_v<S, VectorizeStep> && ax.extent > 64)
+    fail(s, "vector width " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
+  if (std::is_same_v<S, UnrollStep>) {
     // Nested unrolling multiplies code size (and Halide/LLVM compile time).
     int64_t unrolled = ax.extent;
     for (const auto &l : st.leaves)
@@ -274,6 +253,12 @@ void Schedule::apply_annotation(const Step &s) {
   }
   ax.annotation = ann;
 }
+}  // namespace
+
+void Schedule::apply_step(const VectorizeStep &s) { annotate(mutable_stage(s.stage, s), s, s.kKind); }
+void Schedule::apply_step(const UnrollStep &s) { annotate(mutable_stage(s.stage, s), s, s.kKind); }
+void Schedule::apply_step(const ParallelStep &s) { annotate(mutable_stage(s.stage, s), s, s.kKind); }
+void Schedule::apply_step(const BindStep &s) { annotate(mutable_stage(s.stage, s), s, s.thread_tag); }
 
 // ---- compute location --------------------------------------------------------
 
@@ -293,21 +278,20 @@ bool Schedule::consumes(const std::string &consumer, const std::string &producer
   return false;
 }
 
-void Schedule::apply_compute_at(const Step &s) {
+void Schedule::apply_step(const ComputeAtStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
-  if (s.axes.size() != 1) fail(s, "compute_at takes one axis of the target stage");
   if (st.is_output) fail(s, "stage '" + st.name + "' is an output and is computed at root");
-  if (!has_stage(s.target)) fail(s, "no target stage named '" + s.target + "'");
-  const StageInfo &tg = stage(s.target);
+  if (!has_stage(s.target_stage)) fail(s, "no target stage named '" + s.target_stage + "'");
+  const StageInfo &tg = stage(s.target_stage);
   if (tg.attach.kind == Attach::Inline) fail(s, "target stage '" + tg.name + "' is inlined");
   if (!consumes(tg.name, st.name)) fail(s, "stage '" + tg.name + "' does not consume '" + st.name + "'");
 
-  if (tg.leaf_index(s.axes[0]) < 0) fail(s, "target stage '" + tg.name + "' has no leaf axis '" + s.axes[0] + "'");
+  if (tg.leaf_index(s.target_axis) < 0) fail(s, "target stage '" + tg.name + "' has no leaf axis '" + s.target_axis + "'");
   // No cycle: the target must not itself be computed inside this stage.
   for (std::string cur = tg.name; has_stage(cur) && stage(cur).attach.kind == Attach::At; cur = stage(cur).attach.stage)
     if (stage(cur).attach.stage == st.name) fail(s, "target stage '" + tg.name + "' is computed inside '" + st.name + "'");
   Attach before = st.attach;
-  st.attach = Attach{Attach::At, s.target, s.axes[0]};
+  st.attach = Attach{Attach::At, s.target_stage, s.target_axis};
   std::string why = attach_problem();
   if (!why.empty()) {
     st.attach = before;
@@ -355,7 +339,7 @@ bool has_loop_steps(const StageInfo &st) {
 }
 }  // namespace
 
-void Schedule::apply_compute_inline(const Step &s) {
+void Schedule::apply_step(const ComputeInlineStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.is_output) fail(s, "stage '" + st.name + "' is an output and cannot be inlined");
   if (st.kind == StageInfo::Compute && st.is_reduction()) fail(s, "stage '" + st.name + "' is a reduction and cannot be inlined");
@@ -375,8 +359,8 @@ void Schedule::apply_compute_inline(const Step &s) {
 
 // ---- caches ------------------------------------------------------------------
 
-void Schedule::apply_cache_read(const Step &s) {
-  const std::string &tensor = s.stage;
+void Schedule::apply_step(const CacheReadStep &s) {
+  const std::string &tensor = s.tensor;
   bool is_input = false;
   Shape shape;
   std::vector<std::string> names;
@@ -391,10 +375,10 @@ void Schedule::apply_cache_read(const Step &s) {
     shape = stage(tensor).shape;
     names = stage(tensor).spatial_axes;
   }
-  if (s.axes.empty()) fail(s, "cache_read needs at least one reader stage");
+  if (s.readers.empty()) fail(s, "cache_read needs at least one reader stage");
   std::string name = tensor + ".cache";
   for (int k = 1; has_stage(name); k++) name = tensor + ".cache" + std::to_string(k);
-  for (const auto &r : s.axes) {
+  for (const auto &r : s.readers) {
     if (!has_stage(r)) fail(s, "no reader stage named '" + r + "'");
     const auto &reads = stage(r).reads;
     if (std::find(reads.begin(), reads.end(), tensor) == reads.end()) fail(s, "stage '" + r + "' does not read '" + tensor + "'");
@@ -405,7 +389,7 @@ void Schedule::apply_cache_read(const Step &s) {
   c.source = tensor;
   c.reads = {tensor};
   init_loops(c, names, shape, {});
-  for (const auto &r : s.axes) {
+  for (const auto &r : s.readers) {
     StageInfo &rs = mutable_stage(r, s);
     std::replace(rs.reads.begin(), rs.reads.end(), tensor, name);
     rs.redirects[tensor] = name;
@@ -418,9 +402,8 @@ void Schedule::apply_cache_read(const Step &s) {
   stages_.insert(stages_.begin() + pos, c);
 }
 
-void Schedule::apply_pack_layout(const Step &s) {
+void Schedule::apply_step(const PackLayoutStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
-  if (s.axes.size() != 1 || s.ints.size() != 1) fail(s, "pack_layout takes one axis and a factor");
   bool cached = false;
   for (const auto &o : stages_)
     for (const auto &[from, to] : o.redirects) cached |= to == st.name;
@@ -432,11 +415,11 @@ void Schedule::apply_pack_layout(const Step &s) {
   for (const auto &o : stages_) other_steps |= o.attach.kind == Attach::At && o.attach.stage == st.name;
   if (other_steps)
     fail(s, "pack_layout must come before other steps on stage '" + st.name + "'");
-  const std::string &axis = s.axes[0];
+  const std::string &axis = s.axis;
   auto it = std::find(st.spatial_axes.begin(), st.spatial_axes.end(), axis);
   if (it == st.spatial_axes.end()) fail(s, "stage '" + st.name + "' has no root axis '" + axis + "'");
   size_t d = static_cast<size_t>(it - st.spatial_axes.begin());
-  int64_t f = s.ints[0], extent = st.shape[d];
+  int64_t f = s.factor, extent = st.shape[d];
   if (f <= 1 || f > extent || extent % f != 0)
     fail(s, "factor " + std::to_string(f) + " must divide the extent " + std::to_string(extent) + " of axis '" + axis +
                 "' and be at least 2");
@@ -450,18 +433,18 @@ void Schedule::apply_pack_layout(const Step &s) {
   init_loops(st, axes, shape, {});
 }
 
-void Schedule::apply_reorder_storage(const Step &s) {
+void Schedule::apply_step(const ReorderStorageStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.is_output) fail(s, "stage '" + st.name + "' is an output; its storage layout is the tensor's");
   if (st.attach.kind == Attach::Inline) fail(s, "stage '" + st.name + "' is inlined and has no storage");
-  std::vector<std::string> a = s.axes, b = st.spatial_axes;
+  std::vector<std::string> a = s.order, b = st.spatial_axes;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   if (a != b) fail(s, "the order must list each root spatial axis of stage '" + st.name + "' once");
-  st.storage_order = s.axes;
+  st.storage_order = s.order;
 }
 
-void Schedule::apply_cache_write(const Step &s) {
+void Schedule::apply_step(const CacheWriteStep &s) {
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
   if (!st.relations.empty()) fail(s, "cache_write must come before splits/fuses of stage '" + st.name + "'");
@@ -491,9 +474,8 @@ void Schedule::apply_cache_write(const Step &s) {
 
 // ---- rfactor -------------------------------------------------------------------
 
-void Schedule::apply_rfactor(const Step &s) {
-  if (s.axes.size() != 1) fail(s, "rfactor takes one reduce axis");
-  const std::string &axis = s.axes[0];
+void Schedule::apply_step(const RfactorStep &s) {
+  const std::string &axis = s.axis;
   std::vector<StageInfo> before = stages_;
   StageInfo &st = mutable_stage(s.stage, s);
   if (st.kind != StageInfo::Compute) fail(s, "stage '" + st.name + "' is not a compute stage");
@@ -601,13 +583,13 @@ void Schedule::apply_rfactor(const Step &s) {
 
 std::pair<std::string, std::string> Schedule::split(const std::string &stage, const std::string &axis, int64_t factor,
                                                     TailStrategy tail) {
-  apply(Step{"split", stage, {axis}, {factor, 0}, tail == TailStrategy::Auto ? "" : to_string(tail)});
+  apply(SplitStep{stage, axis, factor, false, tail});
   return {axis + "_o", axis + "_i"};
 }
 
 std::pair<std::string, std::string> Schedule::split_nparts(const std::string &stage, const std::string &axis,
                                                            int64_t nparts, TailStrategy tail) {
-  apply(Step{"split", stage, {axis}, {nparts, 1}, tail == TailStrategy::Auto ? "" : to_string(tail)});
+  apply(SplitStep{stage, axis, nparts, true, tail});
   return {axis + "_o", axis + "_i"};
 }
 
@@ -620,45 +602,86 @@ std::vector<std::string> Schedule::tile(const std::string &stage, const std::str
 }
 
 std::string Schedule::fuse(const std::string &stage, const std::string &outer, const std::string &inner) {
-  apply(Step{"fuse", stage, {outer, inner}, {}, ""});
+  apply(FuseStep{stage, outer, inner});
   return outer + "_" + inner + "_f";
 }
 
 void Schedule::reorder(const std::string &stage, const std::vector<std::string> &order) {
-  apply(Step{"reorder", stage, order, {}, ""});
+  apply(ReorderStep{stage, order});
 }
-void Schedule::vectorize(const std::string &stage, const std::string &axis) { apply(Step{"vectorize", stage, {axis}, {}, ""}); }
-void Schedule::unroll(const std::string &stage, const std::string &axis) { apply(Step{"unroll", stage, {axis}, {}, ""}); }
-void Schedule::parallel(const std::string &stage, const std::string &axis) { apply(Step{"parallel", stage, {axis}, {}, ""}); }
+void Schedule::vectorize(const std::string &stage, const std::string &axis) { apply(VectorizeStep{stage, axis}); }
+void Schedule::unroll(const std::string &stage, const std::string &axis) { apply(UnrollStep{stage, axis}); }
+void Schedule::parallel(const std::string &stage, const std::string &axis) { apply(ParallelStep{stage, axis}); }
 void Schedule::compute_at(const std::string &stage, const std::string &target, const std::string &axis) {
-  apply(Step{"compute_at", stage, {axis}, {}, target});
+  apply(ComputeAtStep{stage, target, axis});
 }
-void Schedule::compute_inline(const std::string &stage) { apply(Step{"compute_inline", stage, {}, {}, ""}); }
-void Schedule::compute_root(const std::string &stage) { apply(Step{"compute_root", stage, {}, {}, ""}); }
+void Schedule::compute_inline(const std::string &stage) { apply(ComputeInlineStep{stage}); }
+void Schedule::compute_root(const std::string &stage) { apply(ComputeRootStep{stage}); }
 std::string Schedule::cache_read(const std::string &tensor, const std::vector<std::string> &readers) {
-  apply(Step{"cache_read", tensor, readers, {}, ""});
+  apply(CacheReadStep{tensor, readers});
   return stage(readers.front()).redirects.at(tensor);
 }
 std::pair<std::string, std::string> Schedule::pack_layout(const std::string &stage, const std::string &axis,
                                                           int64_t factor) {
   const std::string a = axis;  // `axis` may name an element of the stage's axes, which the step replaces
-  apply(Step{"pack_layout", stage, {a}, {factor}, ""});
+  apply(PackLayoutStep{stage, a, factor});
   return {a + "_o", a + "_i"};
 }
 void Schedule::reorder_storage(const std::string &stage, const std::vector<std::string> &order) {
-  apply(Step{"reorder_storage", stage, order, {}, ""});
+  apply(ReorderStorageStep{stage, order});
 }
 std::string Schedule::cache_write(const std::string &stage) {
-  apply(Step{"cache_write", stage, {}, {}, ""});
+  apply(CacheWriteStep{stage});
   return stage + ".local";
 }
 std::string Schedule::rfactor(const std::string &stage, const std::string &axis) {
-  apply(Step{"rfactor", stage, {axis}, {}, ""});
+  apply(RfactorStep{stage, axis});
   return stage + ".rf";
 }
 void Schedule::bind(const std::string &stage, const std::string &axis, const std::string &tag) {
-  apply(Step{"bind", stage, {axis}, {}, tag});
+  apply(BindStep{stage, axis, tag});
 }
+
+// ---- naming stages by their tensors ---------------------------------------------
+
+std::pair<std::string, std::string> Schedule::split(const Tensor &t, const std::string &axis, int64_t factor,
+                                                    TailStrategy tail) {
+  return split(stage_of(t), axis, factor, tail);
+}
+std::pair<std::string, std::string> Schedule::split_nparts(const Tensor &t, const std::string &axis, int64_t nparts,
+                                                           TailStrategy tail) {
+  return split_nparts(stage_of(t), axis, nparts, tail);
+}
+std::vector<std::string> Schedule::tile(const Tensor &t, const std::string &x, const std::string &y, int64_t fx,
+                                        int64_t fy, TailStrategy tail) {
+  return tile(stage_of(t), x, y, fx, fy, tail);
+}
+std::string Schedule::fuse(const Tensor &t, const std::string &outer, const std::string &inner) {
+  return fuse(stage_of(t), outer, inner);
+}
+void Schedule::reorder(const Tensor &t, const std::vector<std::string> &order) { reorder(stage_of(t), order); }
+void Schedule::vectorize(const Tensor &t, const std::string &axis) { vectorize(stage_of(t), axis); }
+void Schedule::unroll(const Tensor &t, const std::string &axis) { unroll(stage_of(t), axis); }
+void Schedule::parallel(const Tensor &t, const std::string &axis) { parallel(stage_of(t), axis); }
+void Schedule::compute_at(const Tensor &t, const Tensor &target, const std::string &axis) {
+  compute_at(stage_of(t), stage_of(target), axis);
+}
+void Schedule::compute_inline(const Tensor &t) { compute_inline(stage_of(t)); }
+void Schedule::compute_root(const Tensor &t) { compute_root(stage_of(t)); }
+std::string Schedule::cache_read(const Tensor &tensor, const std::vector<std::string> &readers) {
+  return cache_read(tensor.is_placeholder() ? tensor.name() : stage_of(tensor), readers);
+}
+std::string Schedule::cache_read(const Tensor &tensor, const std::vector<Tensor> &readers) {
+  std::vector<std::string> names;
+  for (const auto &r : readers) names.push_back(stage_of(r));
+  return cache_read(tensor, names);
+}
+void Schedule::reorder_storage(const Tensor &t, const std::vector<std::string> &order) {
+  reorder_storage(stage_of(t), order);
+}
+std::string Schedule::cache_write(const Tensor &t) { return cache_write(stage_of(t)); }
+std::string Schedule::rfactor(const Tensor &t, const std::string &axis) { return rfactor(stage_of(t), axis); }
+void Schedule::bind(const Tensor &t, const std::string &axis, const std::string &tag) { bind(stage_of(t), axis, tag); }
 
 std::map<std::string, std::vector<std::string>> leaf_root_axes(const StageInfo &st) {
   std::map<std::string, std::vector<std::string>> roots;

@@ -20,35 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "schedule/step.h"
 #include "te/tensor.h"
 
 namespace tetune {
-
-/**
- * What a split does when the factor does not divide the extent (Halide's
- * TailStrategy). auto: shift inwards on an output's pure loops, guard
- * elsewhere. shift_inwards: not on reductions. round_up: only with a factor
- * that divides the extent, and only exact at root (guarded when computed at).
- */
-enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
-const char *to_string(TailStrategy t);
-TailStrategy parse_tail_strategy(const std::string &s);
-
-/** One schedule primitive as recorded in the trace. */
-struct Step {
-  std::string kind;   // split, fuse, reorder, vectorize, unroll, parallel, compute_at, compute_inline,
-                      // compute_root, cache_read, cache_write, rfactor, bind, pack_layout,
-                      // reorder_storage
-  std::string stage;  // stage the step applies to (for cache_read: the tensor read)
-  std::vector<std::string> axes;  // axis arguments (cache_read: reader stages)
-  std::vector<int64_t> ints;      // split: {factor, is_nparts}; pack_layout: {factor}
-  std::string target;             // compute_at: target stage; bind: thread tag; split: tail strategy
-  bool operator==(const Step &o) const {
-    return kind == o.kind && stage == o.stage && axes == o.axes && ints == o.ints && target == o.target;
-  }
-  /** "split(C, i, factor=32)" for messages. */
-  std::string str() const;
-};
 
 /** A loop of a stage as it stands: a leaf axis of the split/fuse tree. */
 struct LeafAxis {
@@ -222,22 +197,58 @@ class Schedule {
   /** Binds a leaf axis to a GPU index: blockIdx.{x,y,z} or threadIdx.{x,y,z}. */
   void bind(const std::string &stage, const std::string &axis, const std::string &tag);
 
+  // ---- the same, naming stages by their tensors --------------------------------
+  // Each primitive also takes a compute Tensor of the DAG where it takes a stage
+  // name, and means that tensor's stage (stage_of(t); so s.split(C, "i", 32) is
+  // s.split("C", "i", 32)). cache_read also takes an input placeholder, by its
+  // name. A tensor with no stage here raises ScheduleError (the schedule unchanged).
+  // Stages made by steps ("C.local", "B.cache", "C.rf") have no tensor: name them
+  // by the names those steps return (pack_layout applies only to such a stage).
+  const StageInfo &stage(const Tensor &t) const { return stage(stage_of(t)); }
+  std::pair<std::string, std::string> split(const Tensor &t, const std::string &axis, int64_t factor,
+                                            TailStrategy tail = TailStrategy::Auto);
+  std::pair<std::string, std::string> split_nparts(const Tensor &t, const std::string &axis, int64_t nparts,
+                                                   TailStrategy tail = TailStrategy::Auto);
+  std::vector<std::string> tile(const Tensor &t, const std::string &x, const std::string &y, int64_t fx, int64_t fy,
+                                TailStrategy tail = TailStrategy::Auto);
+  std::string fuse(const Tensor &t, const std::string &outer, const std::string &inner);
+  void reorder(const Tensor &t, const std::vector<std::string> &order);
+  void vectorize(const Tensor &t, const std::string &axis);
+  void unroll(const Tensor &t, const std::string &axis);
+  void parallel(const Tensor &t, const std::string &axis);
+  void compute_at(const Tensor &t, const Tensor &target, const std::string &axis);
+  void compute_inline(const Tensor &t);
+  void compute_root(const Tensor &t);
+  std::string cache_read(const Tensor &tensor, const std::vector<std::string> &readers);
+  std::string cache_read(const Tensor &tensor, const std::vector<Tensor> &readers);
+  void reorder_storage(const Tensor &t, const std::vector<std::string> &order);
+  std::string cache_write(const Tensor &t);
+  std::string rfactor(const Tensor &t, const std::string &axis);
+  void bind(const Tensor &t, const std::string &axis, const std::string &tag);
+
   /** Validates and applies one step (used by the primitives and by replay). */
   void apply(const Step &step);
 
  private:
-  StageInfo &mutable_stage(const std::string &name, const Step &step);
-  void apply_split(const Step &s);
-  void apply_fuse(const Step &s);
-  void apply_reorder(const Step &s);
-  void apply_annotation(const Step &s);
-  void apply_compute_at(const Step &s);
-  void apply_compute_inline(const Step &s);
-  void apply_cache_read(const Step &s);
-  void apply_cache_write(const Step &s);
-  void apply_rfactor(const Step &s);
-  void apply_pack_layout(const Step &s);
-  void apply_reorder_storage(const Step &s);
+  /** The stage named `name`; raises ScheduleError naming step S otherwise. */
+  template <typename S>
+  StageInfo &mutable_stage(const std::string &name, const S &step);
+  // One per step type; each validates, applies, or raises ScheduleError leaving the schedule unchanged.
+  void apply_step(const SplitStep &s);
+  void apply_step(const FuseStep &s);
+  void apply_step(const ReorderStep &s);
+  void apply_step(const VectorizeStep &s);
+  void apply_step(const UnrollStep &s);
+  void apply_step(const ParallelStep &s);
+  void apply_step(const BindStep &s);
+  void apply_step(const ComputeAtStep &s);
+  void apply_step(const ComputeInlineStep &s);
+  void apply_step(const ComputeRootStep &s);
+  void apply_step(const CacheReadStep &s);
+  void apply_step(const CacheWriteStep &s);
+  void apply_step(const RfactorStep &s);
+  void apply_step(const PackLayoutStep &s);
+  void apply_step(const ReorderStorageStep &s);
   bool consumes(const std::string &consumer, const std::string &producer) const;
   bool inside(const std::string &stage, const std::string &target, const std::string &axis) const;
   /** "" when every computed-at stage's loop encloses all its uses, else why not. */

@@ -2,6 +2,10 @@
 //
 // JSON form (version 2): {"version": 2, "steps": [{"kind": "split",
 // "stage": "t2", "axes": ["i"], "ints": [32, 0], "target": ""}, ...]}.
+// Each step type (step.h) writes its fields into these five: "kind" is its
+// kKind; compute_at's target stage, bind's GPU index and split's tail
+// strategy go into "target"; cache_read's tensor into "stage" and its readers
+// into "axes". Unused fields are written empty.
 //
 // Version 2 writes tensor and stage names canonically: "t<n>" is the n-th
 // tensor of post_order(outputs), the numbering the workload key uses, and a

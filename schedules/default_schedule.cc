@@ -4,17 +4,14 @@
 
 #include "schedule/parallel_grain.h"
 #include "base/errors.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 namespace schedules {
 
 namespace {
 bool has_select(const Expr &e) {
-  if (!e.defined()) return false;
-  if (e->kind == ExprKind::Select) return true;
-  for (const auto &a : e->args)
-    if (has_select(a)) return true;
-  return false;
+  return any_of(e, [](const Expr &x) { return x->kind == ExprKind::Select; });
 }
 
 bool read_by_reduction(const Schedule &s, const std::string &stage) {

@@ -69,6 +69,7 @@ Expr::Expr(int v) : Expr(make_int(v)) {}
 Expr::Expr(int64_t v) : Expr(make_int(v)) {}
 Expr::Expr(float v) : Expr(make_float(v)) {}
 Expr::Expr(double v) : Expr(make_float(v)) {}
+Expr::Expr(const IterVar &v) : Expr(v.var) {}
 Expr::Expr(const Var &v) {
   auto n = node(ExprKind::Var, int32());
   n->var = v.node();
@@ -214,6 +215,8 @@ Expr reduce(ReduceOp op, const Expr &source, const std::vector<IterVar> &axes) {
 Expr sum(const Expr &s, const std::vector<IterVar> &axes) { return reduce(ReduceOp::Sum, s, axes); }
 Expr max(const Expr &s, const std::vector<IterVar> &axes) { return reduce(ReduceOp::Max, s, axes); }
 Expr min(const Expr &s, const std::vector<IterVar> &axes) { return reduce(ReduceOp::Min, s, axes); }
+Expr max(const Expr &s, std::initializer_list<IterVar> axes) { return reduce(ReduceOp::Max, s, axes); }
+Expr min(const Expr &s, std::initializer_list<IterVar> axes) { return reduce(ReduceOp::Min, s, axes); }
 Expr prod(const Expr &s, const std::vector<IterVar> &axes) { return reduce(ReduceOp::Prod, s, axes); }
 
 namespace {

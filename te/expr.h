@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ class Expr {
   Expr(float v);    // NOLINT: float32 immediate
   Expr(double v);   // NOLINT: float32 immediate
   Expr(const Var &v);  // NOLINT
+  /** The axis's variable: A(i, k) for an IterVar k reads A(i, k.var). */
+  Expr(const IterVar &v);  // NOLINT
   explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
 
   bool defined() const { return node_ != nullptr; }
@@ -150,6 +153,9 @@ Expr min_value(DType t);
 Expr sum(const Expr &source, const std::vector<IterVar> &axes);
 Expr max(const Expr &source, const std::vector<IterVar> &axes);
 Expr min(const Expr &source, const std::vector<IterVar> &axes);
+/** max(x, {k}) and min(x, {k}) reduce over k (a braced IterVar also converts to Expr, the binary max / min). */
+Expr max(const Expr &source, std::initializer_list<IterVar> axes);
+Expr min(const Expr &source, std::initializer_list<IterVar> axes);
 Expr prod(const Expr &source, const std::vector<IterVar> &axes);
 Expr reduce(ReduceOp op, const Expr &source, const std::vector<IterVar> &axes);
 /** The identity of a reduction (0 for sum, 1 for prod, -inf for max, +inf for min). */

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 
@@ -14,13 +15,6 @@ void check_shape(const Shape &shape, const std::string &name) {
     if (shape[i] <= 0)
       throw ShapeError("tensor '" + name + "': axis " + std::to_string(i) + " has non-positive extent " +
                        std::to_string(shape[i]) + " (shape " + shape_str(shape) + ")");
-}
-
-// Calls f on every node of e (pre-order).
-void visit(const Expr &e, const std::function<void(const ExprNode *)> &f) {
-  if (!e.defined()) return;
-  f(e.get());
-  for (const auto &a : e->args) visit(a, f);
 }
 }  // namespace
 
@@ -54,8 +48,10 @@ Expr Tensor::operator()(const std::vector<Expr> &indices) const {
 std::vector<Tensor> Tensor::inputs() const {
   std::vector<Tensor> out;
   std::set<const TensorNode *> seen;
-  visit(node_->body, [&](const ExprNode *n) {
+  // Pre-order: an access comes before the accesses in its indices (a gather's data before its indices).
+  pre_order_visit(node_->body, [&](const Expr &n) {
     if (n->kind == ExprKind::Access && seen.insert(n->tensor.get()).second) out.push_back(Tensor(n->tensor));
+    return true;
   });
   return out;
 }
@@ -93,10 +89,8 @@ Tensor compute(const Shape &shape, const ComputeFn &fcompute, const std::string 
   n->dtype = n->body.dtype();
   // A reduction may only be the whole body.
   for (const auto &a : n->body->args)
-    visit(a, [&](const ExprNode *e) {
-      if (e->kind == ExprKind::Reduce)
-        throw Error("compute '" + name + "': a reduction must be the whole body, found one nested in " + to_string(n->body));
-    });
+    if (any_of(a, [](const Expr &e) { return e->kind == ExprKind::Reduce; }))
+      throw Error("compute '" + name + "': a reduction must be the whole body, found one nested in " + to_string(n->body));
   return Tensor(n);
 }
 

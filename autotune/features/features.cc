@@ -1,7 +1,6 @@
 #include "autotune/features/features.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -28,12 +27,7 @@ const char *kGlobalNames[kGlobalFeatures] = {"n_loops",      "n_parallel", "par_
 
 double log2p(double x) { return std::log2(1.0 + std::max(0.0, x)); }
 
-std::string sanitize(const std::string &name) {  // as codegen/lower.cc names Halide buffers
-  std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
-  return out;
-}
+using codegen::sanitize;  // buffers are named as the lowered code names them
 
 // Halide makes repeated Func names unique with a "$n" suffix; drop it (and ".buffer"-style suffixes).
 std::string base_name(const std::string &n) {

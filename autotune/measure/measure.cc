@@ -20,9 +20,12 @@
 #include "runtime/child_process.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
+#include "tuning_logs/records.h"
 
 namespace tetune {
 namespace autotune {
+
+using tuning_log::ErrorCode;
 
 namespace {
 
@@ -213,7 +216,7 @@ void finalize_result(const Task &task, MeasureResult &res) {
     res.error_msg = "no timings";
   }
   if (res.ok()) {
-    res.median_ms = median_of(res.costs_ms);
+    res.median_ms = tuning_log::median_of(res.costs_ms);
     res.gflops = res.median_ms > 0 ? task.flops / (res.median_ms * 1e6) : 0;
   } else {
     res.costs_ms.clear();

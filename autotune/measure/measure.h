@@ -42,7 +42,7 @@
 #include "workload/task.h"
 #include "schedule/schedule.h"
 #include "base/ndarray.h"
-#include "autotune/measure/record_store.h"
+#include "tuning_logs/error_code.h"
 
 namespace tetune {
 namespace autotune {
@@ -96,7 +96,7 @@ struct MeasureInput {
 };
 
 struct MeasureResult {
-  ErrorCode error = ErrorCode::kNoError;
+  tuning_log::ErrorCode error = tuning_log::ErrorCode::kNoError;
   std::string error_msg;
   std::vector<double> costs_ms;
   double median_ms = 0;        // +inf on error
@@ -108,7 +108,7 @@ struct MeasureResult {
   // reference check; timing: warm-up and timed runs.
   double build_begin_s = 0, build_end_s = 0;
   double timing_begin_s = 0, timing_end_s = 0;
-  bool ok() const { return error == ErrorCode::kNoError; }
+  bool ok() const { return error == tuning_log::ErrorCode::kNoError; }
 };
 
 /**

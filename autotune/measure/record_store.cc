@@ -1,26 +1,14 @@
-// The only autotune translation unit that sees tetune::tuning_log (no te headers here).
 #include "autotune/measure/record_store.h"
 
 #include <algorithm>
 
 #include "tuning_logs/database.h"
-#include "tuning_logs/error_code.h"
 #include "tuning_logs/log_paths.h"
 #include "tuning_logs/records.h"
 #include "tuning_logs/target_info.h"
 
 namespace tetune {
 namespace autotune {
-
-static_assert(static_cast<int>(ErrorCode::kUnknown) == static_cast<int>(tuning_log::ErrorCode::kUnknown), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kInvalidSchedule) == static_cast<int>(tuning_log::ErrorCode::kInvalidSchedule), "");
-static_assert(static_cast<int>(ErrorCode::kCrash) == static_cast<int>(tuning_log::ErrorCode::kCrash), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kWrongAnswer) == static_cast<int>(tuning_log::ErrorCode::kWrongAnswer), "");
-static_assert(static_cast<int>(ErrorCode::kTimeout) == static_cast<int>(tuning_log::ErrorCode::kTimeout), "ErrorCode");
-static_assert(static_cast<int>(ErrorCode::kCompileError) == static_cast<int>(tuning_log::ErrorCode::kCompileError), "");
-
-std::string error_name(ErrorCode c) { return tuning_log::to_string(static_cast<tuning_log::ErrorCode>(c)); }
-double median_of(std::vector<double> v) { return tuning_log::median_of(std::move(v)); }
 
 struct RecordStore::Impl {
   tuning_log::TuningLog db;
@@ -47,52 +35,24 @@ RecordStore::RecordStore(const std::string &db_path, const std::string &workload
 }
 RecordStore::~RecordStore() = default;
 
-int64_t RecordStore::add(StoredRecord r) {
-  tuning_log::MeasureRecord m;
-  m.workload_key = workload_key_;
-  m.target_key = target_key_;
-  m.schedule_json = r.schedule_json;
-  m.costs_ms = r.costs_ms;
-  m.median_ms = r.median_ms;
-  m.error_code = r.error_code;
-  m.error_msg = r.error_msg;
-  m.gflops = r.gflops;
-  m.timestamp_unix_ms = r.timestamp_unix_ms ? r.timestamp_unix_ms : tuning_log::now_unix_ms();
-  m.tuner_version = r.tuner_version;
-  m.trial_index = r.trial_index;
-  return impl_->db.add_record(m);
+int64_t RecordStore::add(tuning_log::MeasureRecord r) {
+  r.workload_key = workload_key_;
+  r.target_key = target_key_;
+  if (!r.timestamp_unix_ms) r.timestamp_unix_ms = tuning_log::now_unix_ms();
+  return impl_->db.add_record(r);
 }
 
-namespace {
-StoredRecord stored(const tuning_log::MeasureRecord &m) {
-  StoredRecord r;
-  r.id = m.id;
-  r.schedule_json = m.schedule_json;
-  r.costs_ms = m.costs_ms;
-  r.median_ms = m.median_ms;
-  r.error_code = m.error_code;
-  r.error_msg = m.error_msg;
-  r.gflops = m.gflops;
-  r.timestamp_unix_ms = m.timestamp_unix_ms;
-  r.tuner_version = m.tuner_version;
-  r.trial_index = m.trial_index;
-  return r;
-}
-}  // namespace
-
-std::vector<StoredRecord> RecordStore::records() const {
-  std::vector<StoredRecord> out;
-  for (const auto &m : impl_->db.records(workload_key_, target_key_)) out.push_back(stored(m));
+std::vector<tuning_log::MeasureRecord> RecordStore::records() const {
+  std::vector<tuning_log::MeasureRecord> out = impl_->db.records(workload_key_, target_key_);
   for (const auto &log : impl_->read_also)
-    for (const auto &m : log.records(workload_key_, target_key_)) out.push_back(stored(m));
+    for (auto &m : log.records(workload_key_, target_key_)) out.push_back(std::move(m));
   return out;
 }
 
-std::vector<StoredRecord> RecordStore::best(int k) const {
-  std::vector<StoredRecord> out;
-  for (const auto &m : impl_->db.best(workload_key_, target_key_, k)) out.push_back(stored(m));
+std::vector<tuning_log::MeasureRecord> RecordStore::best(int k) const {
+  std::vector<tuning_log::MeasureRecord> out = impl_->db.best(workload_key_, target_key_, k);
   for (const auto &log : impl_->read_also)
-    for (const auto &m : log.best(workload_key_, target_key_, k - static_cast<int>(out.size()))) out.push_back(stored(m));
+    for (auto &m : log.best(workload_key_, target_key_, k - static_cast<int>(out.size()))) out.push_back(std::move(m));
   return out;
 }
 

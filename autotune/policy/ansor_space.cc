@@ -1,8 +1,7 @@
 // Adapter: the rule-based SearchSpace (autotune/search_space/, Ansor-style
 // sketches + random annotation) seen as a tuner policy::Space named "ansor".
 //
-// policy::Point and search_space Candidate carry the same data (a sketch index
-// plus named integer parameters), so the mapping is field by field. Linking
+// Both sides speak of the same Candidate (autotune/candidate.h). Linking
 // this library (//autotune:ansor_space, alwayslink) registers the space, and
 // policy::default_space_name() then answers "ansor"; "basic" stays registered.
 //
@@ -22,46 +21,26 @@ namespace policy {
 
 namespace {
 
-Candidate to_candidate(const Point &p) {
-  Candidate c;
-  c.sketch = p.sketch;
-  c.params = p.params;
-  return c;
-}
-
-Point to_point(const Candidate &c) {
-  Point p;
-  p.sketch = c.sketch;
-  p.params = c.params;
-  return p;
-}
-
 class AnsorSpace : public Space {
  public:
   explicit AnsorSpace(const Task &task) : space_(task) {}
 
   std::string name() const override { return "ansor"; }
-  Point sample(std::mt19937_64 &rng) const override { return to_point(space_.sample(rng)); }
-  Point mutate(const Point &p, std::mt19937_64 &rng) const override {
-    return to_point(space_.mutate(to_candidate(p), rng));
+  Candidate sample(std::mt19937_64 &rng) const override { return space_.sample(rng); }
+  Candidate mutate(const Candidate &p, std::mt19937_64 &rng) const override { return space_.mutate(p, rng); }
+  Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const override {
+    return space_.crossover(a, b, rng);
   }
-  Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
-    return to_point(space_.crossover(to_candidate(a), to_candidate(b), rng));
-  }
-  std::string family(const Point &p) const override { return space_.family(to_candidate(p)); }
-  std::vector<Point> seeds() const override {
-    std::vector<Point> out;
-    for (const auto &c : space_.seeds()) out.push_back(to_point(c));
-    return out;
-  }
-  std::vector<Step> steps(const Point &p) const override { return schedule(p)->trace(); }
-  std::shared_ptr<const Schedule> schedule(const Point &p) const override {
-    auto s = std::make_shared<const Schedule>(space_.schedule(to_candidate(p)));
+  std::string family(const Candidate &p) const override { return space_.family(p); }
+  std::vector<Candidate> seeds() const override { return space_.seeds(); }
+  std::vector<Step> steps(const Candidate &p) const override { return schedule(p)->trace(); }
+  std::shared_ptr<const Schedule> schedule(const Candidate &p) const override {
+    auto s = std::make_shared<const Schedule>(space_.schedule(p));
     std::lock_guard<std::mutex> lk(mu_);
     seen_.emplace(steps_key(s->trace()), p);
     return s;
   }
-  std::optional<Point> from_steps(const std::vector<Step> &steps) const override {
+  std::optional<Candidate> from_steps(const std::vector<Step> &steps) const override {
     std::lock_guard<std::mutex> lk(mu_);
     auto it = seen_.find(steps_key(steps));
     if (it == seen_.end()) return std::nullopt;
@@ -71,7 +50,7 @@ class AnsorSpace : public Space {
  private:
   SearchSpace space_;
   mutable std::mutex mu_;
-  mutable std::unordered_map<std::string, Point> seen_;
+  mutable std::unordered_map<std::string, Candidate> seen_;
 };
 
 bool registered = register_space("ansor", [](const Task &task) { return std::unique_ptr<Space>(new AnsorSpace(task)); });

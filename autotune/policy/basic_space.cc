@@ -40,15 +40,15 @@ class BasicSpace : public Space {
 
   std::string name() const override { return "basic"; }
 
-  Point sample(std::mt19937_64 &rng) const override {
-    Point p;
+  Candidate sample(std::mt19937_64 &rng) const override {
+    Candidate p;
     p.sketch = reduction_ ? static_cast<int>(rng() % 2) : 1;
     for (const auto &kv : choices_) p.params[kv.first] = kv.second[rng() % kv.second.size()];
     return p;
   }
 
-  Point mutate(const Point &in, std::mt19937_64 &rng) const override {
-    Point p = in;
+  Candidate mutate(const Candidate &in, std::mt19937_64 &rng) const override {
+    Candidate p = in;
     int changes = 1 + static_cast<int>(rng() % 2);
     for (int c = 0; c < changes; c++) {
       if (reduction_ && rng() % 10 == 0) {
@@ -71,9 +71,9 @@ class BasicSpace : public Space {
     return p;
   }
 
-  Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
+  Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const override {
     if (a.sketch != b.sketch) return a;
-    Point p = a;
+    Candidate p = a;
     for (auto &kv : p.params)
       if (rng() % 2) {
         auto it = b.params.find(kv.first);
@@ -82,7 +82,7 @@ class BasicSpace : public Space {
     return p;
   }
 
-  std::vector<Step> steps(const Point &pt) const override {
+  std::vector<Step> steps(const Candidate &pt) const override {
     auto get = [&](const std::string &k) {
       auto it = pt.params.find(k);
       if (it == pt.params.end()) throw ScheduleError("basic space: point lacks parameter '" + k + "'");

@@ -32,10 +32,10 @@ class EvolutionarySearch : public SearchPolicy {
   explicit EvolutionarySearch(const PolicyContext &ctx) : ctx_(ctx), rng_(ctx.seed) {}
   std::string name() const override { return "evolutionary"; }
 
-  std::vector<Point> next_batch(int n) override {
+  std::vector<Candidate> next_batch(int n) override {
     std::set<std::string> taken;
-    std::vector<Point> out = unmeasured_seeds(n, taken);
-    std::vector<Point> rest = evolve(n - static_cast<int>(out.size()), taken);
+    std::vector<Candidate> out = unmeasured_seeds(n, taken);
+    std::vector<Candidate> rest = evolve(n - static_cast<int>(out.size()), taken);
     out.insert(out.end(), rest.begin(), rest.end());
     return out;
   }
@@ -51,29 +51,29 @@ class EvolutionarySearch : public SearchPolicy {
 
  private:
   // The space's analytical seeds not measured yet, once per run (the first batch).
-  std::vector<Point> unmeasured_seeds(int n, std::set<std::string> &taken) {
-    std::vector<Point> out;
+  std::vector<Candidate> unmeasured_seeds(int n, std::set<std::string> &taken) {
+    std::vector<Candidate> out;
     if (seeded_) return out;
     seeded_ = true;
-    for (const Point &p : ctx_.space->seeds())
+    for (const Candidate &p : ctx_.space->seeds())
       if (static_cast<int>(out.size()) < n && ctx_.fresh(p) && taken.insert(ctx_.cache->info(p).steps_key).second)
         out.push_back(p);
     return out;
   }
 
-  std::vector<Point> evolve(int n, std::set<std::string> &taken) {
+  std::vector<Candidate> evolve(int n, std::set<std::string> &taken) {
     if (n <= 0) return {};
     if (!ctx_.model || !ctx_.model->trained()) return sample_fresh(ctx_, rng_, n, &taken);
     const int P = std::max(8, ctx_.population);
-    std::vector<Point> pop;
+    std::vector<Candidate> pop;
     for (size_t i = 0; i < best_.size() && static_cast<int>(pop.size()) < P * 3 / 10; i++) pop.push_back(best_[i].point);
     for (int t = 0; static_cast<int>(pop.size()) < P && t < 20 * P; t++) {
-      Point p = ctx_.space->sample(rng_);
+      Candidate p = ctx_.space->sample(rng_);
       if (ctx_.cache->info(p).valid) pop.push_back(std::move(p));
     }
     std::vector<double> sc = ctx_.scores(pop);
-    std::map<std::string, std::pair<double, Point>> seen;
-    auto record = [&](const Point &p, double s) {
+    std::map<std::string, std::pair<double, Candidate>> seen;
+    auto record = [&](const Candidate &p, double s) {
       if (!std::isfinite(s) || !ctx_.fresh(p)) return;
       const std::string &k = ctx_.cache->info(p).steps_key;
       if (!seen.count(k)) seen.emplace(k, std::make_pair(s, p));
@@ -88,16 +88,16 @@ class EvolutionarySearch : public SearchPolicy {
       std::vector<double> w(pop.size());
       for (size_t r = 0; r < idx.size(); r++) w[idx[r]] = std::isfinite(sc[idx[r]]) ? static_cast<double>(idx.size() - r) : 0.0;
       std::discrete_distribution<size_t> pick(w.begin(), w.end());
-      std::vector<Point> kids;
+      std::vector<Candidate> kids;
       for (int c = 0; c < P; c++) {
-        const Point &a = pop[pick(rng_)];
+        const Candidate &a = pop[pick(rng_)];
         if (U(rng_) < 0.2) kids.push_back(ctx_.space->crossover(a, pop[pick(rng_)], rng_));
         else kids.push_back(ctx_.space->mutate(a, rng_));
       }
       std::vector<double> ks = ctx_.scores(kids);
       for (size_t i = 0; i < kids.size(); i++) record(kids[i], ks[i]);
       // Survivors: best P of parents + children (distinct keys).
-      std::vector<std::pair<double, Point>> all;
+      std::vector<std::pair<double, Candidate>> all;
       for (size_t i = 0; i < pop.size(); i++) all.emplace_back(sc[i], pop[i]);
       for (size_t i = 0; i < kids.size(); i++) all.emplace_back(ks[i], kids[i]);
       std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
@@ -111,13 +111,13 @@ class EvolutionarySearch : public SearchPolicy {
         sc.push_back(e.first);
       }
     }
-    std::vector<std::pair<double, Point>> ranked;
+    std::vector<std::pair<double, Candidate>> ranked;
     for (auto &kv : seen) ranked.push_back(kv.second);
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     int n_model = n - static_cast<int>(std::round(ctx_.epsilon * n));
     std::vector<std::string> fam;
     for (const auto &r : ranked) fam.push_back(ctx_.space->family(r.second));
-    std::vector<Point> out;
+    std::vector<Candidate> out;
     auto take = [&](size_t i) {
       if (static_cast<int>(out.size()) < n_model && taken.insert(ctx_.cache->info(ranked[i].second).steps_key).second)
         out.push_back(ranked[i].second);

@@ -25,12 +25,12 @@ int64_t pick_divisor(int64_t n, int64_t cap, std::mt19937_64 &rng) {
   return ds[std::uniform_int_distribution<size_t>(0, ds.size() - 1)(rng)];
 }
 
-int64_t param(const Point &p, const std::string &name) {
+int64_t param(const Candidate &p, const std::string &name) {
   auto it = p.params.find(name);
   return it == p.params.end() ? 1 : it->second;
 }
 
-void draw_spatial(const std::string &a, int64_t extent, Budget &b, Point &p, std::mt19937_64 &rng) {
+void draw_spatial(const std::string &a, int64_t extent, Budget &b, Candidate &p, std::mt19937_64 &rng) {
   int64_t inner = pick_divisor(extent, std::min(kMaxInner, b.tile), rng);
   int64_t thread = pick_divisor(extent / inner, std::min(b.threads, b.tile / inner), rng);
   int64_t vthread = pick_divisor(extent / (inner * thread), std::min(kMaxVthread, b.tile / (inner * thread)), rng);
@@ -41,7 +41,7 @@ void draw_spatial(const std::string &a, int64_t extent, Budget &b, Point &p, std
   b.tile = std::max<int64_t>(1, b.tile / (inner * thread * vthread));
 }
 
-void draw_reduce(const std::string &a, int64_t extent, Budget &b, Point &p, std::mt19937_64 &rng) {
+void draw_reduce(const std::string &a, int64_t extent, Budget &b, Candidate &p, std::mt19937_64 &rng) {
   int64_t inner = pick_divisor(extent, std::min(kMaxReduceLevel, b.step), rng);
   int64_t mid = pick_divisor(extent / inner, std::min(kMaxReduceLevel, b.step / inner), rng);
   p.params[a + ".inner"] = inner;
@@ -50,7 +50,7 @@ void draw_reduce(const std::string &a, int64_t extent, Budget &b, Point &p, std:
 }
 
 // The budgets left by every axis of p except `skip` (an index into spatial then reduce axes).
-Budget left_by_others(const GpuReductionNest &nest, const Point &p, size_t skip) {
+Budget left_by_others(const GpuReductionNest &nest, const Candidate &p, size_t skip) {
   Budget b;
   for (size_t i = 0; i < nest.spatial.size(); i++) {
     if (i == skip) continue;
@@ -69,8 +69,8 @@ Budget left_by_others(const GpuReductionNest &nest, const Point &p, size_t skip)
 
 }  // namespace
 
-Point sample_reduction_point(const GpuReductionNest &nest, std::mt19937_64 &rng) {
-  Point p;
+Candidate sample_reduction_point(const GpuReductionNest &nest, std::mt19937_64 &rng) {
+  Candidate p;
   p.sketch = 2;
   Budget b;
   // A random order, so that no axis always gets the first pick of the threads.
@@ -85,8 +85,8 @@ Point sample_reduction_point(const GpuReductionNest &nest, std::mt19937_64 &rng)
   return p;
 }
 
-Point mutate_reduction_point(const GpuReductionNest &nest, const Point &p, std::mt19937_64 &rng) {
-  Point q = p;
+Candidate mutate_reduction_point(const GpuReductionNest &nest, const Candidate &p, std::mt19937_64 &rng) {
+  Candidate q = p;
   size_t n = nest.spatial.size() + nest.reduce.size();
   size_t i = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
   Budget b = left_by_others(nest, p, i);
@@ -95,8 +95,8 @@ Point mutate_reduction_point(const GpuReductionNest &nest, const Point &p, std::
   return q;
 }
 
-Point crossover_reduction_points(const GpuReductionNest &nest, const Point &a, const Point &b, std::mt19937_64 &rng) {
-  Point c = a;
+Candidate crossover_reduction_points(const GpuReductionNest &nest, const Candidate &a, const Candidate &b, std::mt19937_64 &rng) {
+  Candidate c = a;
   auto take = [&](const std::string &axis, std::initializer_list<const char *> levels) {
     if (!std::uniform_int_distribution<int>(0, 1)(rng)) return;
     for (const char *l : levels) c.params[axis + l] = param(b, axis + l);
@@ -106,7 +106,7 @@ Point crossover_reduction_points(const GpuReductionNest &nest, const Point &a, c
   return c;
 }
 
-GpuReductionTiles reduction_tiles(const GpuReductionNest &nest, const Point &p) {
+GpuReductionTiles reduction_tiles(const GpuReductionNest &nest, const Candidate &p) {
   auto get = [&](const std::string &name) {
     auto it = p.params.find(name);
     if (it == p.params.end()) throw ScheduleError("gpu space: point " + p.key() + " lacks parameter '" + name + "'");

@@ -26,16 +26,16 @@ namespace autotune {
 namespace policy {
 
 /** A random point (sketch 2) for the reduction. */
-Point sample_reduction_point(const GpuReductionNest &nest, std::mt19937_64 &rng);
+Candidate sample_reduction_point(const GpuReductionNest &nest, std::mt19937_64 &rng);
 
 /** p with the levels of one axis (chosen at random) drawn again, within what the other axes leave of the budgets. */
-Point mutate_reduction_point(const GpuReductionNest &nest, const Point &p, std::mt19937_64 &rng);
+Candidate mutate_reduction_point(const GpuReductionNest &nest, const Candidate &p, std::mt19937_64 &rng);
 
 /** Each axis's levels taken whole from a or from b (so that they still divide the extent). */
-Point crossover_reduction_points(const GpuReductionNest &nest, const Point &a, const Point &b, std::mt19937_64 &rng);
+Candidate crossover_reduction_points(const GpuReductionNest &nest, const Candidate &a, const Candidate &b, std::mt19937_64 &rng);
 
 /** The tile sizes of a point; raises ScheduleError naming a missing parameter. */
-GpuReductionTiles reduction_tiles(const GpuReductionNest &nest, const Point &p);
+GpuReductionTiles reduction_tiles(const GpuReductionNest &nest, const Candidate &p);
 
 }  // namespace policy
 }  // namespace autotune

@@ -66,17 +66,17 @@ class GpuSpace : public Space {
 
   std::string name() const override { return "gpu"; }
 
-  Point sample(std::mt19937_64 &rng) const override {
+  Candidate sample(std::mt19937_64 &rng) const override {
     if (reduction_) return sample_reduction_point(*reduction_, rng);
-    Point p;
+    Candidate p;
     p.sketch = !gemm_ ? 1 : std::uniform_int_distribution<int>(0, 1)(rng) ? 3 : 0;
     for (const auto &[name, values] : params(p.sketch)) p.params[name] = pick(values, rng);
     return p;
   }
 
-  Point mutate(const Point &p, std::mt19937_64 &rng) const override {
+  Candidate mutate(const Candidate &p, std::mt19937_64 &rng) const override {
     if (p.sketch == 2 && reduction_) return mutate_reduction_point(*reduction_, p, rng);
-    Point q = p;
+    Candidate q = p;
     const auto &ps = params(p.sketch);
     auto it = ps.begin();
     std::advance(it, std::uniform_int_distribution<size_t>(0, ps.size() - 1)(rng));
@@ -84,16 +84,16 @@ class GpuSpace : public Space {
     return q;
   }
 
-  Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const override {
+  Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const override {
     if (a.sketch == 2 && reduction_) return crossover_reduction_points(*reduction_, a, b, rng);
-    Point c = a;
+    Candidate c = a;
     if (a.sketch != b.sketch) return c;  // their parameters mean different things
     for (const auto &[name, v] : b.params)
       if (std::uniform_int_distribution<int>(0, 1)(rng)) c.params[name] = v;
     return c;
   }
 
-  std::vector<Step> steps(const Point &p) const override {
+  std::vector<Step> steps(const Candidate &p) const override {
     Schedule s = [&] {
       if (p.sketch == 2) {
         if (!reduction_) throw ScheduleError("gpu space: sketch 2 needs a single reduction, task '" + task_.name + "' has none");

@@ -31,7 +31,7 @@ namespace tetune {
 namespace autotune {
 namespace policy {
 
-/** Per-point derived data, computed once and cached by Point::key(). */
+/** Per-point derived data, computed once and cached by Candidate::key(). */
 struct PointInfo {
   bool valid = false;            // steps replay and the schedule lowers
   std::vector<Step> steps;
@@ -47,9 +47,9 @@ class PointCache {
  public:
   PointCache(const Task &task, const Space &space) : task_(task), space_(space) {}
   /** Steps and replay validity (cheap; no lowering). */
-  const PointInfo &info(const Point &p);
+  const PointInfo &info(const Candidate &p);
   /** info() plus features (lowers without JIT; a failure to lower makes the point invalid). */
-  const PointInfo &with_features(const Point &p);
+  const PointInfo &with_features(const Candidate &p);
   size_t lowered() const { return lowered_; }
 
  private:
@@ -75,14 +75,14 @@ struct PolicyContext {
   int generations = 4;    // evolutionary generations / annealing steps per batch (x 10)
 
   /** Not measured yet (by steps key), and valid. */
-  bool fresh(const Point &p) const;
+  bool fresh(const Candidate &p) const;
   /** Cost-model scores of points (invalid ones: -inf); all 0 if the model is untrained. */
-  std::vector<double> scores(const std::vector<Point> &pts) const;
+  std::vector<double> scores(const std::vector<Candidate> &pts) const;
 };
 
 /** One measured candidate, as reported to notify(). */
 struct Outcome {
-  Point point;
+  Candidate point;
   bool ok = false;
   double gflops = 0;  // 0 when failed
 };
@@ -92,7 +92,7 @@ class SearchPolicy {
   virtual ~SearchPolicy() = default;
   virtual std::string name() const = 0;
   /** Up to n new candidates to measure. */
-  virtual std::vector<Point> next_batch(int n) = 0;
+  virtual std::vector<Candidate> next_batch(int n) = 0;
   /** Measurements of candidates (of this run or loaded from the database on resume). */
   virtual void notify(const std::vector<Outcome> &results) = 0;
 };
@@ -131,7 +131,7 @@ std::vector<size_t> pick_novel(const std::vector<std::string> &families, const s
                                int top);
 
 /** Samples up to n fresh, distinct points (at most `tries` samples). */
-std::vector<Point> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
+std::vector<Candidate> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
                                 int tries = 0);
 
 }  // namespace policy

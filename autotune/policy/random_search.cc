@@ -10,7 +10,7 @@ class RandomSearch : public SearchPolicy {
  public:
   explicit RandomSearch(const PolicyContext &ctx) : ctx_(ctx), rng_(ctx.seed) {}
   std::string name() const override { return "random"; }
-  std::vector<Point> next_batch(int n) override {
+  std::vector<Candidate> next_batch(int n) override {
     std::set<std::string> taken;
     return sample_fresh(ctx_, rng_, n, &taken);
   }

@@ -6,7 +6,6 @@
 #include <mutex>
 #include <set>
 #include <tuple>
-#include <sstream>
 
 #include "autotune/cost_model/random_cost_model.h"
 #include "autotune/cost_model/xgb_cost_model.h"
@@ -60,16 +59,9 @@ std::vector<int64_t> divisors_up_to(int64_t n, int64_t cap) {
   return d;
 }
 
-std::string Point::key() const {
-  std::ostringstream os;
-  os << sketch << ":";
-  for (const auto &kv : params) os << kv.first << "=" << kv.second << ";";
-  return os.str();
-}
-
 std::string steps_key(const std::vector<Step> &steps) {
   std::string s;
-  for (const auto &st : steps) s += st.str() + "\n";
+  for (const auto &st : steps) s += to_string(st) + "\n";
   return s;
 }
 
@@ -111,7 +103,7 @@ std::unique_ptr<cost_model::CostModel> make_cost_model(const std::string &name, 
 }
 std::vector<std::string> cost_model_names() { return names(registry<CostModelFactory>()); }
 
-const PointInfo &PointCache::info(const Point &p) {
+const PointInfo &PointCache::info(const Candidate &p) {
   std::string k = p.key();
   auto it = cache_.find(k);
   if (it != cache_.end()) return it->second;
@@ -133,7 +125,7 @@ const PointInfo &PointCache::info(const Point &p) {
   return cache_.emplace(k, std::move(in)).first->second;
 }
 
-const PointInfo &PointCache::with_features(const Point &p) {
+const PointInfo &PointCache::with_features(const Candidate &p) {
   const PointInfo &c = info(p);
   if (!c.valid || c.has_features) return c;
   PointInfo &in = cache_[p.key()];
@@ -150,12 +142,12 @@ const PointInfo &PointCache::with_features(const Point &p) {
   return in;
 }
 
-bool PolicyContext::fresh(const Point &p) const {
+bool PolicyContext::fresh(const Candidate &p) const {
   const PointInfo &in = cache->info(p);
   return in.valid && (!measured || !measured->count(in.steps_key));
 }
 
-std::vector<double> PolicyContext::scores(const std::vector<Point> &pts) const {
+std::vector<double> PolicyContext::scores(const std::vector<Candidate> &pts) const {
   std::vector<double> out(pts.size(), 0.0);
   if (!model || !model->trained()) {
     for (size_t i = 0; i < pts.size(); i++)
@@ -206,12 +198,12 @@ std::vector<size_t> pick_novel(const std::vector<std::string> &families, const s
   return out;
 }
 
-std::vector<Point> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
+std::vector<Candidate> sample_fresh(const PolicyContext &ctx, std::mt19937_64 &rng, int n, std::set<std::string> *taken,
                                 int tries) {
-  std::vector<Point> out;
+  std::vector<Candidate> out;
   if (tries <= 0) tries = 20 * n + 50;
   for (int t = 0; t < tries && static_cast<int>(out.size()) < n; t++) {
-    Point p = ctx.space->sample(rng);
+    Candidate p = ctx.space->sample(rng);
     if (!ctx.fresh(p)) continue;
     const std::string &k = ctx.cache->info(p).steps_key;
     if (taken && !taken->insert(k).second) continue;

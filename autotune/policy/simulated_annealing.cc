@@ -20,11 +20,11 @@ class SimulatedAnnealing : public SearchPolicy {
   explicit SimulatedAnnealing(const PolicyContext &ctx) : ctx_(ctx), rng_(ctx.seed) {}
   std::string name() const override { return "annealing"; }
 
-  std::vector<Point> next_batch(int n) override {
+  std::vector<Candidate> next_batch(int n) override {
     std::set<std::string> taken;
     if (!ctx_.model || !ctx_.model->trained()) return sample_fresh(ctx_, rng_, n, &taken);
     int chains = std::max(8, ctx_.population / 2);
-    std::vector<Point> cur;
+    std::vector<Candidate> cur;
     for (size_t i = 0; i < best_.size() && static_cast<int>(cur.size()) < chains / 2; i++)
       cur.push_back(ctx_.space->mutate(best_[i].point, rng_));
     while (static_cast<int>(cur.size()) < chains) cur.push_back(ctx_.space->sample(rng_));
@@ -34,8 +34,8 @@ class SimulatedAnnealing : public SearchPolicy {
     for (double s : sc)
       if (std::isfinite(s)) { lo = std::min(lo, s); hi = std::max(hi, s); }
     double scale = (hi > lo) ? hi - lo : 1.0;
-    std::map<std::string, std::pair<double, Point>> seen;  // steps_key -> best score
-    auto record = [&](const Point &p, double s) {
+    std::map<std::string, std::pair<double, Candidate>> seen;  // steps_key -> best score
+    auto record = [&](const Candidate &p, double s) {
       if (!std::isfinite(s) || !ctx_.fresh(p)) return;
       const std::string &k = ctx_.cache->info(p).steps_key;
       if (!seen.count(k)) seen.emplace(k, std::make_pair(s, p));
@@ -45,7 +45,7 @@ class SimulatedAnnealing : public SearchPolicy {
     std::uniform_real_distribution<double> U(0, 1);
     for (int t = 0; t < steps; t++) {
       double T = scale * 0.5 * (1.0 - static_cast<double>(t) / steps) + 1e-9;
-      std::vector<Point> next;
+      std::vector<Candidate> next;
       for (const auto &p : cur) next.push_back(ctx_.space->mutate(p, rng_));
       std::vector<double> ns = ctx_.scores(next);
       for (size_t i = 0; i < cur.size(); i++) {
@@ -57,11 +57,11 @@ class SimulatedAnnealing : public SearchPolicy {
         }
       }
     }
-    std::vector<std::pair<double, Point>> ranked;
+    std::vector<std::pair<double, Candidate>> ranked;
     for (auto &kv : seen) ranked.push_back(kv.second);
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     int n_model = n - static_cast<int>(std::round(ctx_.epsilon * n));
-    std::vector<Point> out;
+    std::vector<Candidate> out;
     for (auto &r : ranked) {
       if (static_cast<int>(out.size()) >= n_model) break;
       if (taken.insert(ctx_.cache->info(r.second).steps_key).second) out.push_back(r.second);

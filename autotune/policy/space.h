@@ -8,13 +8,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "autotune/candidate.h"
 #include "workload/task.h"
 #include "schedule/schedule.h"
 
@@ -22,30 +22,22 @@ namespace tetune {
 namespace autotune {
 namespace policy {
 
-/** A point of a space: a sketch index plus named integer parameters (mirrors search_space.h's Candidate). */
-struct Point {
-  int sketch = 0;
-  std::map<std::string, int64_t> params;
-  /** Canonical text of (sketch, params). */
-  std::string key() const;
-};
-
 class Space {
  public:
   virtual ~Space() = default;
   virtual std::string name() const = 0;
-  virtual Point sample(std::mt19937_64 &rng) const = 0;
-  virtual Point mutate(const Point &p, std::mt19937_64 &rng) const = 0;
-  virtual Point crossover(const Point &a, const Point &b, std::mt19937_64 &rng) const = 0;
+  virtual Candidate sample(std::mt19937_64 &rng) const = 0;
+  virtual Candidate mutate(const Candidate &p, std::mt19937_64 &rng) const = 0;
+  virtual Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const = 0;
   /** Schedule steps of p (replayable on the task's outputs). May raise ScheduleError. */
-  virtual std::vector<Step> steps(const Point &p) const = 0;
+  virtual std::vector<Step> steps(const Candidate &p) const = 0;
   /**
    * The schedule of p, for a space that builds it anyway while making its
    * steps (its trace() is steps(p)); nullptr when the caller should replay
    * steps(p) instead (the default). Saves the search a replay per point.
    * May raise ScheduleError.
    */
-  virtual std::shared_ptr<const Schedule> schedule(const Point &p) const {
+  virtual std::shared_ptr<const Schedule> schedule(const Candidate &p) const {
     (void)p;
     return nullptr;
   }
@@ -55,7 +47,7 @@ class Space {
    * a batch over classes so that a cost model sure of one class does not
    * spend every trial on it. Default: one class.
    */
-  virtual std::string family(const Point &p) const {
+  virtual std::string family(const Candidate &p) const {
     (void)p;
     return "";
   }
@@ -64,9 +56,9 @@ class Space {
    * space: SearchSpace::seeds), for a policy to measure before its own
    * picks. Default: none.
    */
-  virtual std::vector<Point> seeds() const { return {}; }
+  virtual std::vector<Candidate> seeds() const { return {}; }
   /** Recovers the point whose steps these are (used to warm-start from a database); nullopt if unknown. */
-  virtual std::optional<Point> from_steps(const std::vector<Step> &steps) const {
+  virtual std::optional<Candidate> from_steps(const std::vector<Step> &steps) const {
     (void)steps;
     return std::nullopt;
   }

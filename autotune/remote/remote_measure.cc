@@ -23,6 +23,8 @@
 namespace tetune {
 namespace autotune {
 
+using tuning_log::ErrorCode;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

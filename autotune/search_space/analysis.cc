@@ -4,6 +4,7 @@
 
 #include "autotune/search_space/search_space_internal.h"
 #include "base/errors.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 namespace autotune {
@@ -24,41 +25,31 @@ Graph analyze(const std::vector<Tensor> &outputs) {
 }
 
 namespace {
-void visit(const Expr &e, const std::function<void(const ExprNode &)> &f) {
-  if (!e.defined()) return;
-  f(*e.get());
-  for (const auto &a : e->args) visit(a, f);
-}
-
+// An index built from variables and immediates with + and - only.
 bool plain_index(const Expr &e) {
-  switch (e->kind) {
-    case ExprKind::Var:
-    case ExprKind::IntImm: return true;
-    case ExprKind::Binary: {
-      auto op = static_cast<BinaryOp>(e->op);
-      if (op != BinaryOp::Add && op != BinaryOp::Sub) return false;
-      return plain_index(e->args[0]) && plain_index(e->args[1]);
-    }
-    default: return false;
-  }
+  return !any_of(e, [](const Expr &x) {
+    if (x->kind == ExprKind::Var || x->kind == ExprKind::IntImm) return false;
+    auto op = static_cast<BinaryOp>(x->op);
+    return x->kind != ExprKind::Binary || (op != BinaryOp::Add && op != BinaryOp::Sub);
+  });
 }
 }  // namespace
 
 bool is_strictly_inlineable(const StageInfo &st) {
   if (st.is_output || st.kind != StageInfo::Compute || st.is_reduction()) return false;
   bool ok = true;
-  visit(st.tensor->body, [&](const ExprNode &n) {
-    if (n.kind == ExprKind::Select) ok = false;
-    if (n.kind == ExprKind::Unary) {
-      switch (static_cast<UnaryOp>(n.op)) {
+  post_order_visit(st.tensor->body, [&](const Expr &n) {
+    if (n->kind == ExprKind::Select) ok = false;
+    if (n->kind == ExprKind::Unary) {
+      switch (static_cast<UnaryOp>(n->op)) {
         case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Tanh: case UnaryOp::Erf:
         case UnaryOp::Sin: case UnaryOp::Cos: ok = false; break;
         default: break;
       }
     }
-    if (n.kind == ExprKind::Binary && static_cast<BinaryOp>(n.op) == BinaryOp::Pow) ok = false;
-    if (n.kind == ExprKind::Access)
-      for (const auto &a : n.args) ok = ok && plain_index(a);
+    if (n->kind == ExprKind::Binary && static_cast<BinaryOp>(n->op) == BinaryOp::Pow) ok = false;
+    if (n->kind == ExprKind::Access)
+      for (const auto &a : n->args) ok = ok && plain_index(a);
   });
   return ok;
 }
@@ -67,13 +58,13 @@ bool reads_only_guarded(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || st.is_reduction()) return false;
   // Accesses reached without passing through a select's value branch.
   bool unguarded = false;
-  std::function<void(const Expr &, bool)> walk = [&](const Expr &e, bool guarded) {
-    if (!e.defined()) return;
-    if (e->kind == ExprKind::Access && !guarded) unguarded = true;
-    for (size_t i = 0; i < e->args.size(); i++)
-      walk(e->args[i], guarded || (e->kind == ExprKind::Select && i > 0));
+  std::function<bool(const Expr &)> f = [&](const Expr &e) {
+    if (e->kind == ExprKind::Access) unguarded = true;
+    if (e->kind != ExprKind::Select) return true;
+    pre_order_visit(e->args[0], f);  // the condition is not guarded, the two values are
+    return false;
   };
-  walk(st.tensor->body, false);
+  pre_order_visit(st.tensor->body, f);
   return !unguarded;
 }
 
@@ -83,12 +74,12 @@ bool has_data_reuse(const StageInfo &st) {
   for (auto e : st.shape) spatial *= e;
   if (spatial < 2) return false;
   bool reuse = false;
-  visit(st.tensor->body, [&](const ExprNode &n) {
-    if (n.kind != ExprKind::Access) return;
+  post_order_visit(st.tensor->body, [&](const Expr &n) {
+    if (n->kind != ExprKind::Access) return;
     std::set<const VarNode *> used;
-    for (const auto &a : n.args)
-      visit(a, [&](const ExprNode &m) {
-        if (m.kind == ExprKind::Var) used.insert(m.var.get());
+    for (const auto &a : n->args)
+      post_order_visit(a, [&](const Expr &m) {
+        if (m->kind == ExprKind::Var) used.insert(m->var.get());
       });
     for (size_t i = 0; i < st.tensor->axes.size(); i++)
       if (st.shape[i] > 1 && !used.count(st.tensor->axes[i].var.get())) reuse = true;
@@ -101,25 +92,26 @@ bool is_identity_access(const StageInfo &consumer, const StageInfo &producer) {
   if (consumer.shape != producer.shape) return false;
   const auto &axes = consumer.tensor->axes;
   bool ok = true, found = false;
-  visit(consumer.tensor->body, [&](const ExprNode &n) {
-    if (n.kind != ExprKind::Access || n.tensor != producer.tensor.node()) return;
+  post_order_visit(consumer.tensor->body, [&](const Expr &n) {
+    if (n->kind != ExprKind::Access || n->tensor != producer.tensor.node()) return;
     found = true;
-    if (n.args.size() != axes.size()) { ok = false; return; }
+    if (n->args.size() != axes.size()) { ok = false; return; }
     for (size_t i = 0; i < axes.size(); i++)
-      if (n.args[i]->kind != ExprKind::Var || n.args[i]->var.get() != axes[i].var.get()) ok = false;
+      if (n->args[i]->kind != ExprKind::Var || n->args[i]->var.get() != axes[i].var.get()) ok = false;
   });
   return ok && found;
 }
 
 namespace {
-// The tensor accesses of st's body, and how often each tensor is accessed.
+// The tensor accesses of st's body in pre-order, and how often each tensor is accessed.
 std::vector<const ExprNode *> body_accesses(const StageInfo &st, std::map<const TensorNode *, int> &count) {
   std::vector<const ExprNode *> accesses;
-  visit(st.tensor->body, [&](const ExprNode &n) {
-    if (n.kind == ExprKind::Access) {
-      count[n.tensor.get()]++;
-      accesses.push_back(&n);
+  pre_order_visit(st.tensor->body, [&](const Expr &n) {
+    if (n->kind == ExprKind::Access) {
+      count[n->tensor.get()]++;
+      accesses.push_back(n.get());
     }
+    return true;
   });
   return accesses;
 }
@@ -184,7 +176,7 @@ ChannelVector channel_vector_input(const StageInfo &st) {
     bool shared = false;
     for (const ExprNode *o : accesses)
       if (o != n)
-        for (const auto &a : o->args) visit(a, [&](const ExprNode &e) { shared |= e.kind == ExprKind::Var && e.var.get() == ch; });
+        for (const auto &a : o->args) shared |= any_of(a, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == ch; });
     if (shared) continue;
     return ChannelVector{t->name, dim, axis};
   }

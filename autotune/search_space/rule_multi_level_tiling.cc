@@ -43,6 +43,7 @@
 
 #include "autotune/search_space/search_space_internal.h"
 #include "schedule/parallel_grain.h"
+#include "te/expr_functor.h"
 
 namespace tetune {
 namespace autotune {
@@ -378,15 +379,14 @@ void add_points(Placed &pl, const std::vector<std::string> &pts) {
 static bool input_follows_last_axis(const StageInfo &st, const std::string &input) {
   int nd = static_cast<int>(st.spatial_axes.size());
   bool follows = false;
-  std::function<void(const Expr &)> walk = [&](const Expr &e) {
-    if (!e.defined()) return;
+  // Pre-order, the last such access decides.
+  pre_order_visit(st.tensor->body, [&](const Expr &e) {
     if (e->kind == ExprKind::Access && e->tensor && e->tensor->name == input && !e->args.empty()) {
       const Expr &a = e->args.back();
       follows = a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get();
     }
-    for (const auto &x : e->args) walk(x);
-  };
-  walk(st.tensor->body);
+    return true;
+  });
   return follows;
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <sstream>
 
 #include "autotune/search_space/search_space_internal.h"
 #include "schedule/trace.h"
@@ -12,13 +11,6 @@
 
 namespace tetune {
 namespace autotune {
-
-std::string Candidate::key() const {
-  std::ostringstream os;
-  os << "sketch=" << sketch;
-  for (const auto &kv : params) os << ";" << kv.first << "=" << kv.second;
-  return os.str();
-}
 
 namespace ss {
 std::vector<int64_t> get_tile(const Candidate &c, const TileSpec &t) {

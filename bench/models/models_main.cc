@@ -34,6 +34,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "bench/json_line.h"
 #include "relay_import/export/export.h"
 #include "relay_import/onnx_importer.h"
 #include "relay_import/tuned_schedules.h"
@@ -76,12 +79,12 @@ std::string run_capture(const std::string &cmd, int *status) {
   return out;
 }
 
-/** Value of "key": number in a flat JSON object (NaN when absent). */
+/** The number `key` of the JSON object js (NaN when js is no object, or the key is absent or no number). */
 double json_num(const std::string &js, const std::string &key) {
-  size_t p = js.find("\"" + key + "\"");
-  if (p == std::string::npos) return std::nan("");
-  p = js.find(':', p);
-  return std::strtod(js.c_str() + p + 1, nullptr);
+  const nlohmann::json j = nlohmann::json::parse(js, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nan("");
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
 }
 
 std::string last_json_line(const std::string &out) {
@@ -114,8 +117,13 @@ int child_main(const std::string &dir, int threads, int repeat) {
   double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
   double mx = 0;
   for (int64_t i = 0; i < y[0].size(); i++) mx = std::max(mx, std::fabs(y[0].get(i)));
-  std::printf("{\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,\"repeats\":%d,\"out_absmax\":%.6g}\n", med, ms.front(), ms.back(),
-              repeat, mx);
+  nlohmann::ordered_json j;
+  j["median_ms"] = bench::json_number(med, "%.4f");
+  j["min_ms"] = bench::json_number(ms.front(), "%.4f");
+  j["max_ms"] = bench::json_number(ms.back(), "%.4f");
+  j["repeats"] = repeat;
+  j["out_absmax"] = bench::json_number(mx);
+  std::printf("%s\n", bench::json_line(j).c_str());
   return 0;
 }
 
@@ -139,16 +147,6 @@ std::string fmt(double v, const char *f = "%.3f") {
   char b[64];
   std::snprintf(b, sizeof b, f, v);
   return b;
-}
-
-std::string json_str(const std::string &s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    if (c == '\n') { r += "\\n"; continue; }
-    r += c;
-  }
-  return r + "\"";
 }
 
 int parent_main(int argc, char **argv) {
@@ -348,13 +346,22 @@ int parent_main(int argc, char **argv) {
     std::ofstream f(out, std::ios::app);
     if (!f) throw Error("cannot append to " + out);
     for (const auto &r : rows) {
-      f << "{\"bench\":\"model_" << r.model << "\",\"model\":" << json_str(r.model) << ",\"shape\":" << json_str(r.shape)
-        << ",\"impl\":" << json_str(r.impl) << ",\"threads\":" << r.threads << ",\"median_ms\":" << fmt(r.median_ms, "%.4f")
-        << ",\"min_ms\":" << fmt(r.min_ms, "%.4f") << ",\"repeats\":" << r.repeats << ",\"ratio_vs_onnxruntime\":" << fmt(r.ratio, "%.4f");
-      if (r.impl == "onnxruntime") f << ",\"overhead_ms\":" << fmt(r.overhead_ms, "%.4f");
-      if (r.tuned >= 0) f << ",\"tuned_tasks\":" << r.tuned << ",\"untuned_tasks\":" << r.untuned;
-      if (!r.error.empty()) f << ",\"error\":" << json_str(r.error);
-      f << ",\"note\":" << json_str(r.note) << ",\"run\":\"" << stamp << "\"}\n";
+      nlohmann::ordered_json j;
+      j["bench"] = "model_" + r.model;
+      j["model"] = r.model;
+      j["shape"] = r.shape;
+      j["impl"] = r.impl;
+      j["threads"] = r.threads;
+      j["median_ms"] = bench::json_number(r.median_ms, "%.4f");
+      j["min_ms"] = bench::json_number(r.min_ms, "%.4f");
+      j["repeats"] = r.repeats;
+      j["ratio_vs_onnxruntime"] = bench::json_number(r.ratio, "%.4f");
+      if (r.impl == "onnxruntime") j["overhead_ms"] = bench::json_number(r.overhead_ms, "%.4f");
+      if (r.tuned >= 0) j["tuned_tasks"] = r.tuned, j["untuned_tasks"] = r.untuned;
+      if (!r.error.empty()) j["error"] = r.error;
+      j["note"] = r.note;
+      j["run"] = stamp;
+      f << bench::json_line(j) << "\n";
     }
     std::printf("appended %zu rows to %s\n", rows.size(), out.c_str());
   }

@@ -25,11 +25,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/cost_model/cost_model.h"
 #include "autotune/measure/measure.h"
 #include "autotune/policy/policy.h"
 #include "workload/task.h"
 #include "base/errors.h"
+#include "bench/json_line.h"
 #include "te/ops/registry.h"
 
 namespace {
@@ -176,7 +179,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
   while (done < o.trials) {
     int n = std::min(o.batch, o.trials - done);
     auto ts = Clock::now();
-    std::vector<policy::Point> batch = pol->next_batch(n);
+    std::vector<Candidate> batch = pol->next_batch(n);
     if (guided)
       for (const auto &p : batch) cache.with_features(p);
     else
@@ -204,7 +207,7 @@ RunResult run_search(const Task &task, const std::string &policy_name, const Opt
       const policy::PointInfo &info = *infos[b];
       MeasureResult m;
       if (!info.valid && !info.steps.empty()) {
-        m.error = ErrorCode::kCompileError;
+        m.error = tuning_log::ErrorCode::kCompileError;
         m.error_msg = info.error;
       } else {
         m = measured_batch.at(next++);
@@ -317,25 +320,40 @@ int main(int argc, char **argv) {
                     r.best_gflops, reach < 0 ? "never" : std::to_string(reach).c_str(), cps, mps,
                     1e3 * median(comp), 1e3 * median(wall), r.search_s, r.elapsed_s, r.errors,
                     static_cast<int>(r.trials.size()));
-        std::ostringstream js;
-        js << "{\"task\":\"" << d.name << "\",\"workload\":\"" << task.name << "\",\"policy\":\"" << r.policy
-           << "\",\"cost_model\":\"" << (r.policy == "random" ? "none" : "xgb") << "\",\"threads\":" << o.threads
-           << ",\"trials\":" << r.trials.size() << ",\"best_gflops\":" << r.best_gflops
-           << ",\"target_gflops\":" << target << ",\"trials_to_95pct\":" << (reach < 0 ? std::string("null") : std::to_string(reach))
-           << ",\"candidates_per_s\":" << cps << ",\"measured_per_s\":" << mps
-           << ",\"median_compile_ms\":" << 1e3 * median(comp) << ",\"mean_compile_ms\":" << 1e3 * mean(comp)
-           << ",\"median_measure_ms\":" << 1e3 * median(wall) << ",\"search_s\":" << r.search_s
-           << ",\"retrain_s\":" << r.retrain_s << ",\"measure_s\":" << r.measure_s << ",\"elapsed_s\":" << r.elapsed_s
-           << ",\"errors\":" << r.errors << ",\"repeat\":" << o.repeat << ",\"min_repeat_ms\":" << o.min_repeat_ms
-           << ",\"warmup\":" << o.warmup << ",\"runtime_checks\":" << (o.runtime_checks ? "true" : "false")
-           << ",\"seed\":" << o.seed << ",\"curve\":[";
+        nlohmann::ordered_json js;
+        js["task"] = d.name;
+        js["workload"] = task.name;
+        js["policy"] = r.policy;
+        js["cost_model"] = r.policy == "random" ? "none" : "xgb";
+        js["threads"] = o.threads;
+        js["trials"] = r.trials.size();
+        js["best_gflops"] = bench::json_number(r.best_gflops);
+        js["target_gflops"] = bench::json_number(target);
+        js["trials_to_95pct"] = reach < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reach);
+        js["candidates_per_s"] = bench::json_number(cps);
+        js["measured_per_s"] = bench::json_number(mps);
+        js["median_compile_ms"] = bench::json_number(1e3 * median(comp));
+        js["mean_compile_ms"] = bench::json_number(1e3 * mean(comp));
+        js["median_measure_ms"] = bench::json_number(1e3 * median(wall));
+        js["search_s"] = bench::json_number(r.search_s);
+        js["retrain_s"] = bench::json_number(r.retrain_s);
+        js["measure_s"] = bench::json_number(r.measure_s);
+        js["elapsed_s"] = bench::json_number(r.elapsed_s);
+        js["errors"] = r.errors;
+        js["repeat"] = o.repeat;
+        js["min_repeat_ms"] = bench::json_number(o.min_repeat_ms);
+        js["warmup"] = o.warmup;
+        js["runtime_checks"] = o.runtime_checks;
+        js["seed"] = o.seed;
+        nlohmann::ordered_json curve = nlohmann::ordered_json::array();
         double b = 0;
-        for (size_t i = 0; i < r.trials.size(); i++) {
-          b = std::max(b, r.trials[i].gflops);
-          js << (i ? "," : "") << std::round(b * 10) / 10;
+        for (const auto &t : r.trials) {
+          b = std::max(b, t.gflops);
+          curve.push_back(bench::json_number(std::round(b * 10) / 10));
         }
-        js << "],\"run\":\"" << run_id << "\"}";
-        lines.push_back(js.str());
+        js["curve"] = curve;
+        js["run"] = run_id;
+        lines.push_back(bench::json_line(js));
       }
       std::fflush(stdout);
     }

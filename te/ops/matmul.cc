@@ -54,13 +54,13 @@ Tensor batch_matmul(const Tensor &A, const Tensor &B, bool trans_a, bool trans_b
       [&](const std::vector<Var> &i) {
         IterVar k = reduce_axis(K, "k");
         std::vector<Expr> ai = batch_idx(abatch, i), bi = batch_idx(bbatch, i);
-        if (a1) ai.push_back(k.var);
-        else if (trans_a) { ai.push_back(k.var); ai.push_back(i[nb]); }
-        else { ai.push_back(i[nb]); ai.push_back(k.var); }
+        if (a1) ai.push_back(k);
+        else if (trans_a) { ai.push_back(k); ai.push_back(i[nb]); }
+        else { ai.push_back(i[nb]); ai.push_back(k); }
         Expr jn = b1 ? Expr() : Expr(i[nb + (a1 ? 0 : 1)]);
-        if (b1) bi.push_back(k.var);
-        else if (trans_b) { bi.push_back(jn); bi.push_back(k.var); }
-        else { bi.push_back(k.var); bi.push_back(jn); }
+        if (b1) bi.push_back(k);
+        else if (trans_b) { bi.push_back(jn); bi.push_back(k); }
+        else { bi.push_back(k); bi.push_back(jn); }
         return tetune::sum(A(ai) * B(bi), {k});
       },
       name, "", names);

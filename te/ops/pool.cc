@@ -60,8 +60,8 @@ std::map<std::string, std::string> attrs_of(const std::string &op, const PoolGeo
 Expr window_value(const Tensor &x, const PoolGeom &g, const std::vector<Var> &i, const IterVar &ry, const IterVar &rx,
                   const Expr &fill) {
   int H = static_cast<int>(x.shape()[2]), W = static_cast<int>(x.shape()[3]);
-  Expr h = Expr(i[2]) * static_cast<int>(g.sh) + Expr(ry.var) * static_cast<int>(g.dh) - static_cast<int>(g.pt);
-  Expr w = Expr(i[3]) * static_cast<int>(g.sw) + Expr(rx.var) * static_cast<int>(g.dw) - static_cast<int>(g.pl);
+  Expr h = Expr(i[2]) * static_cast<int>(g.sh) + ry * static_cast<int>(g.dh) - static_cast<int>(g.pt);
+  Expr w = Expr(i[3]) * static_cast<int>(g.sw) + rx * static_cast<int>(g.dw) - static_cast<int>(g.pl);
   Expr inside = h >= 0 && h < H && w >= 0 && w < W;
   return select(inside, x(i[0], i[1], clamp(h, 0, H - 1), clamp(w, 0, W - 1)), fill);
 }
@@ -128,7 +128,7 @@ Tensor global_avg_pool2d(const Tensor &x, const std::string &name) {
       {x.shape()[0], x.shape()[1], 1, 1},
       [&](const std::vector<Var> &i) {
         IterVar ry = reduce_axis(H, "ry"), rx = reduce_axis(W, "rx");
-        return tetune::sum(x(i[0], i[1], ry.var, rx.var), {ry, rx});
+        return tetune::sum(x(i[0], i[1], ry, rx), {ry, rx});
       },
       name + ".sum", "", {"n", "c", "h", "w"});
   annotate(s, "pool", {{"op", op}});

@@ -67,7 +67,7 @@ TEST(GpuRemoteMeasure, WithoutAGpuEachKernelFailsUntimedWithAReason) {
   nlohmann::json j = measure_two("no_gpu", &res);
   ASSERT_EQ(res.size(), 2u);
   for (const auto &r : res) {
-    EXPECT_EQ(r.error, autotune::ErrorCode::kRuntimeError) << r.error_msg;
+    EXPECT_EQ(r.error, tuning_log::ErrorCode::kRuntimeError) << r.error_msg;
     EXPECT_NE(r.error_msg.find("Halide error"), std::string::npos) << r.error_msg;
     EXPECT_TRUE(r.costs_ms.empty());
   }

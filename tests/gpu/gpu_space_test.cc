@@ -38,7 +38,7 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
   int valid = 0, rejected = 0;
   std::map<int, int> valid_of_sketch;
   for (int i = 0; i < 80 && (valid_of_sketch[0] < 3 || valid_of_sketch[3] < 3); i++) {
-    autotune::policy::Point p = space->sample(rng);
+    autotune::Candidate p = space->sample(rng);
     ASSERT_TRUE(p.sketch == 0 || p.sketch == 3) << p.key();  // shared-memory tiles, or register tiles
     if (valid_of_sketch[p.sketch] >= 3) continue;
     std::vector<Step> steps;
@@ -67,7 +67,7 @@ TEST(GpuSpace, GemmPointsCompileToPtxThatPtxasAccepts) {
   EXPECT_EQ(valid_of_sketch[3], 3);
   if (!gputest::have_ptxas()) std::cout << "[ptxas not found: PTX written but not assembled]\n";
   // 128x128 block tile with 1x1 per thread = 16384 threads per block: over the limit.
-  autotune::policy::Point big;
+  autotune::Candidate big;
   big.sketch = 0;
   big.params = {{"block", 128}, {"thread", 1}, {"k_step", 8}};
   EXPECT_THROW(space->steps(big), ScheduleError);
@@ -82,7 +82,7 @@ void expect_reduction_points_compile(const tetune::Task &t, const std::string &n
   std::string dir = gputest::out_dir(name);
   int valid = 0, tried = 0;
   for (; tried < 100 && valid < want; tried++) {
-    autotune::policy::Point p = space->sample(rng);
+    autotune::Candidate p = space->sample(rng);
     EXPECT_EQ(p.sketch, 2) << p.key();
     std::vector<Step> steps;
     try {
@@ -121,25 +121,25 @@ TEST(GpuSpace, GemmMutationsKeepTheSketchAndCrossoversStayWithinOne) {
   tetune::Task t = cuda_gemm(256);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(9);
-  std::map<int, autotune::policy::Point> first;
+  std::map<int, autotune::Candidate> first;
   for (int i = 0; i < 50 && first.size() < 2; i++) {
-    autotune::policy::Point p = space->sample(rng);
+    autotune::Candidate p = space->sample(rng);
     first.emplace(p.sketch, p);
   }
   ASSERT_EQ(first.size(), 2u);
-  const autotune::policy::Point &shared = first.at(0), &reg = first.at(3);
+  const autotune::Candidate &shared = first.at(0), &reg = first.at(3);
   EXPECT_EQ(shared.params.size(), 3u);  // block, thread, k_step
   EXPECT_EQ(reg.params.size(), 5u);     // tile_i, tile_j, threads_i, threads_j, k_unroll
   for (int i = 0; i < 40; i++) {
     for (const auto *p : {&shared, &reg}) {
-      autotune::policy::Point m = space->mutate(*p, rng);
+      autotune::Candidate m = space->mutate(*p, rng);
       EXPECT_EQ(m.sketch, p->sketch);
       EXPECT_EQ(m.params.size(), p->params.size()) << m.key();
       for (const auto &[name, v] : m.params) EXPECT_TRUE(p->params.count(name)) << name;
     }
     EXPECT_EQ(space->crossover(reg, shared, rng).key(), reg.key());  // different sketches: no mixing
-    autotune::policy::Point other = space->mutate(reg, rng);
-    autotune::policy::Point child = space->crossover(reg, other, rng);
+    autotune::Candidate other = space->mutate(reg, rng);
+    autotune::Candidate child = space->crossover(reg, other, rng);
     for (const auto &[name, v] : child.params) EXPECT_TRUE(v == reg.params.at(name) || v == other.params.at(name)) << name;
   }
 }
@@ -149,11 +149,11 @@ TEST(GpuSpace, ReductionMutationsAndCrossoversStillTileExactly) {
   tetune::Task t = tetune::make_task("conv_cuda", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1})}, Target{"cuda"}, 1);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(3);
-  autotune::policy::Point a = space->sample(rng), b = space->sample(rng);
+  autotune::Candidate a = space->sample(rng), b = space->sample(rng);
   const size_t nparams = a.params.size();
   EXPECT_EQ(nparams, 4u * 3 + 3u * 2);  // n, c, h, w: vthread, thread, inner; rc, ry, rx: mid, inner
   for (int i = 0; i < 60; i++) {
-    autotune::policy::Point c = i % 2 ? space->mutate(a, rng) : space->crossover(a, b, rng);
+    autotune::Candidate c = i % 2 ? space->mutate(a, rng) : space->crossover(a, b, rng);
     EXPECT_EQ(c.sketch, 2);
     EXPECT_EQ(c.params.size(), nparams) << c.key();
     try {
@@ -188,7 +188,7 @@ TEST(GpuSpace, OperatorLibraryReductionsGetCorrectTilings) {
     std::mt19937_64 rng(7);
     std::vector<Step> steps;
     for (int i = 0; i < 50 && steps.empty(); i++) {
-      autotune::policy::Point p = space->sample(rng);
+      autotune::Candidate p = space->sample(rng);
       ASSERT_EQ(p.sketch, 2) << name;
       try {
         steps = space->steps(p);
@@ -202,7 +202,7 @@ TEST(GpuSpace, OperatorLibraryReductionsGetCorrectTilings) {
     EXPECT_NE(gputest::read_file(dir + "/k.ptx").find(".shared"), std::string::npos) << name;
     std::vector<Step> serial;
     for (const auto &st : steps)
-      if (st.kind != "bind") serial.push_back(st);
+      if (!std::holds_alternative<BindStep>(st)) serial.push_back(st);
     Schedule plain(t.outputs);
     std::vector<NDArray> in;
     for (size_t i = 0; i < plain.inputs().size(); i++)
@@ -219,7 +219,7 @@ TEST(GpuSpace, OtherTasksGetTheGenericSketch) {
   tetune::Task t = tetune::make_task("softmax_cuda", {ops::softmax(x)}, Target{"cuda"}, 1);
   auto space = autotune::policy::make_space("gpu", t);
   std::mt19937_64 rng(1);
-  autotune::policy::Point p = space->sample(rng);
+  autotune::Candidate p = space->sample(rng);
   EXPECT_EQ(p.sketch, 1);
   Schedule s = replay(t.outputs, space->steps(p));
   std::string dir = gputest::out_dir("space_softmax");
@@ -228,7 +228,7 @@ TEST(GpuSpace, OtherTasksGetTheGenericSketch) {
     std::string log;
     EXPECT_EQ(gputest::run_ptxas(dir + "/sm.ptx", "sm_90", &log), 0) << log;
   }
-  autotune::policy::Point q = space->mutate(p, rng);
+  autotune::Candidate q = space->mutate(p, rng);
   EXPECT_EQ(q.params.size(), 1u);
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <stdexcept>
 
 #include "runtime/child_process.h"
@@ -36,6 +37,19 @@ TEST(ChildProcess, HangIsKilledAtTheDeadline) {
   EXPECT_GE(s, 0.3);
   EXPECT_LT(s, 5.0);
   EXPECT_EQ(e.reason(0.3), "timeout: no result after 0.3 s");
+}
+
+TEST(ChildProcess, ReportsTheChildsCpuTime) {
+  ChildExit e = run_in_child(30, [] {
+    while (std::clock() < CLOCKS_PER_SEC / 4) {  // 0.25 s of this process's CPU time
+    }
+    return std::string("done");
+  });
+  ASSERT_TRUE(e.ok()) << e.reason(30);
+  EXPECT_GE(e.cpu_s, 0.24);
+  EXPECT_LT(e.cpu_s, 30.0);
+  ChildExit idle = run_in_child(10, [] { return std::string(); });
+  EXPECT_LT(idle.cpu_s, 0.2);
 }
 
 TEST(ChildProcess, CrashAndThrowAreReported) {

@@ -35,34 +35,35 @@ Step random_step(const Schedule &s, std::mt19937_64 &rng) {
     case 1: {
       int64_t f = std::uniform_int_distribution<int64_t>(1, extent + 2)(rng);
       std::string tail = pick(std::vector<std::string>{"", "", "guard_with_if", "round_up", "shift_inwards"}, rng);
-      return Step{"split", st.name, {axis}, {f, kind == 1 && rng() % 3 == 0}, tail};
+      bool nparts = kind == 1 && rng() % 3 == 0;
+      return SplitStep{st.name, axis, f, nparts, tail.empty() ? TailStrategy::Auto : parse_tail_strategy(tail)};
     }
     case 2: {
       int i = st.leaf_index(axis);
-      if (i + 1 < static_cast<int>(leaves.size())) return Step{"fuse", st.name, {axis, leaves[i + 1]}, {}, ""};
-      return Step{"fuse", st.name, {leaves[0], axis}, {}, ""};
+      if (i + 1 < static_cast<int>(leaves.size())) return FuseStep{st.name, axis, leaves[i + 1]};
+      return FuseStep{st.name, leaves[0], axis};
     }
     case 3: {
       std::vector<std::string> order = leaves;
       std::shuffle(order.begin(), order.end(), rng);
-      return Step{"reorder", st.name, order, {}, ""};
+      return ReorderStep{st.name, order};
     }
-    case 4: return Step{"vectorize", st.name, {axis}, {}, ""};
-    case 5: return Step{"unroll", st.name, {axis}, {}, ""};
-    case 6: return Step{"parallel", st.name, {axis}, {}, ""};
+    case 4: return VectorizeStep{st.name, axis};
+    case 5: return UnrollStep{st.name, axis};
+    case 6: return ParallelStep{st.name, axis};
     case 7: {
       const StageInfo &tg = pick(s.stages(), rng);
-      return Step{"compute_at", st.name, {pick(std::vector<LeafAxis>(tg.leaves), rng).name}, {}, tg.name};
+      return ComputeAtStep{st.name, tg.name, pick(std::vector<LeafAxis>(tg.leaves), rng).name};
     }
-    case 8: return Step{"compute_inline", st.name, {}, {}, ""};
+    case 8: return ComputeInlineStep{st.name};
     case 10: {
       // Mostly a reduce leaf (legal when the stage's reduce axes are at most split once).
       std::vector<std::string> reduce;
       for (const auto &l : st.leaves)
         if (l.is_reduce) reduce.push_back(l.name);
-      return Step{"rfactor", st.name, {reduce.empty() || rng() % 5 == 0 ? axis : pick(reduce, rng)}, {}, ""};
+      return RfactorStep{st.name, reduce.empty() || rng() % 5 == 0 ? axis : pick(reduce, rng)};
     }
-    default: return Step{"compute_root", st.name, {}, {}, ""};
+    default: return ComputeRootStep{st.name};
   }
 }
 
@@ -75,7 +76,7 @@ Schedule random_schedule(const std::vector<Tensor> &outs, std::mt19937_64 &rng, 
       s.apply(step);
     } catch (const ScheduleError &e) {
       ++*rejected;
-      EXPECT_NE(std::string(e.what()).find(step.kind), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(step_kind(step)), std::string::npos) << e.what();
     }
   }
   return s;
@@ -102,7 +103,7 @@ void check_random_schedules(const RefCase &c, int count, uint64_t seed) {
     ASSERT_TRUE(all_close(got[0], c.expected, 1e-4, 1e-5, &where)) << c.name << " trial " << trial << ": " << where << "\n"
                                                                      << trace;
     built++;
-    for (const auto &st : s.trace()) factored += st.kind == "rfactor";
+    for (const auto &st : s.trace()) factored += std::holds_alternative<RfactorStep>(st);
   }
   std::printf("%s: %d random schedules correct (%d rfactor steps), %d illegal steps rejected with ScheduleError\n",
               c.name.c_str(), built, factored, rejected);

@@ -293,7 +293,7 @@ TEST(RFactor, TraceJsonRoundTrip) {
   expect_correct(r, c);
   // Replaying an illegal rfactor names the step.
   try {
-    replay({c.output}, {Step{"rfactor", "C", {"j"}, {}, ""}});
+    replay({c.output}, {RfactorStep{"C", "j"}});
     ADD_FAILURE() << "expected ScheduleError";
   } catch (const ScheduleError &e) {
     EXPECT_NE(std::string(e.what()).find("rfactor(C, j)"), std::string::npos) << e.what();

@@ -125,7 +125,7 @@ TEST(Trace, JsonRoundTripAndBadJson) {
   EXPECT_EQ(r.stage("C").leaves.size(), s.stage("C").leaves.size());
   EXPECT_THROW(trace_from_json("{not json", {c.output}), ParseError);
   EXPECT_THROW(trace_from_json("{\"steps\": [{\"stage\": \"C\"}]}", {c.output}), ParseError);
-  EXPECT_THROW(replay({c.output}, {Step{"split", "C", {"q"}, {2, 0}, ""}}), ScheduleError);
+  EXPECT_THROW(replay({c.output}, {SplitStep{"C", "q", 2}}), ScheduleError);
 }
 
 }  // namespace

@@ -91,7 +91,50 @@ TEST(Trace, VersionOneTracesKeepTheirNames) {
   EXPECT_EQ(r.stage("C").attach.stage, "out");
   expect_equals_reference(r, g);
   // With no "version" a trace is version 1.
-  EXPECT_EQ(trace_from_json(R"({"steps": [{"kind": "compute_root", "stage": "C"}]})", {g.out})[0].stage, "C");
+  EXPECT_EQ(trace_from_json(R"({"steps": [{"kind": "compute_root", "stage": "C"}]})", {g.out})[0], Step(ComputeRootStep{"C"}));
+}
+
+// Version-2 text in the form the tuner stores it (compact, keys sorted, all
+// five fields in every step, as in tuning_logs/shipped.db replayed through
+// tests/relay_import/shipped_traces_test) reads into typed steps and writes
+// back byte for byte.
+TEST(Trace, VersionTwoTextRoundTripsByteForByte) {
+  Gemm g = named_gemm_relu({"A", "B", "C", "out"});
+  const std::string tiled =
+      R"({"steps":[{"axes":["t2"],"ints":[],"kind":"cache_read","stage":"t1","target":""},)"
+      R"({"axes":["ax1"],"ints":[8],"kind":"pack_layout","stage":"t1.cache","target":""},)"
+      R"({"axes":[],"ints":[],"kind":"cache_write","stage":"t2","target":""},)"
+      R"({"axes":["j"],"ints":[8,0],"kind":"split","stage":"t3","target":""},)"
+      R"({"axes":["i"],"ints":[4,1],"kind":"split","stage":"t3","target":"guard_with_if"},)"
+      R"({"axes":["i_o","j_o","i_i","j_i"],"ints":[],"kind":"reorder","stage":"t3","target":""},)"
+      R"({"axes":["i_o","j_o"],"ints":[],"kind":"fuse","stage":"t3","target":""},)"
+      R"({"axes":["i_o_j_o_f"],"ints":[],"kind":"parallel","stage":"t3","target":""},)"
+      R"({"axes":["j_i"],"ints":[],"kind":"vectorize","stage":"t3","target":""},)"
+      R"({"axes":["i_o_j_o_f"],"ints":[],"kind":"compute_at","stage":"t2","target":"t3"},)"
+      R"({"axes":["i"],"ints":[],"kind":"compute_at","stage":"t2.local","target":"t2"},)"
+      R"({"axes":["k"],"ints":[4,0],"kind":"split","stage":"t2.local","target":""},)"
+      R"({"axes":["k_i"],"ints":[],"kind":"unroll","stage":"t2.local","target":""},)"
+      R"({"axes":["j","i"],"ints":[],"kind":"reorder_storage","stage":"t2.local","target":""},)"
+      R"({"axes":["k_o"],"ints":[],"kind":"compute_at","stage":"t1.cache","target":"t2.local"}],"version":2})";
+  const std::string factored =
+      R"({"steps":[{"axes":["k"],"ints":[],"kind":"rfactor","stage":"t2","target":""},)"
+      R"({"axes":["k"],"ints":[],"kind":"parallel","stage":"t2.rf","target":""},)"
+      R"({"axes":["i"],"ints":[],"kind":"compute_at","stage":"t2","target":"t3"},)"
+      R"({"axes":[],"ints":[],"kind":"compute_root","stage":"t2","target":""},)"
+      R"({"axes":["i"],"ints":[],"kind":"bind","stage":"t3","target":"blockIdx.x"}],"version":2})";
+  for (const std::string &text : {tiled, factored}) {
+    std::vector<Step> steps = trace_from_json(text, {g.out});
+    EXPECT_EQ(trace_to_json(replay({g.out}, steps)), text);
+  }
+  std::vector<Step> steps = trace_from_json(tiled, {g.out});
+  ASSERT_EQ(steps.size(), 15u);
+  EXPECT_EQ(steps[0], Step(CacheReadStep{"B", {"C"}}));
+  EXPECT_EQ(steps[1], Step(PackLayoutStep{"B.cache", "ax1", 8}));
+  EXPECT_EQ(steps[4], Step(SplitStep{"out", "i", 4, true, TailStrategy::GuardWithIf}));
+  EXPECT_EQ(steps[9], Step(ComputeAtStep{"C", "out", "i_o_j_o_f"}));
+  EXPECT_EQ(to_string(steps[4]), "split(out, i, 4, 1, guard_with_if)");
+  EXPECT_EQ(trace_from_json(factored, {g.out})[4], Step(BindStep{"out", "i", "blockIdx.x"}));
+  expect_equals_reference(replay({g.out}, steps), g);
 }
 
 TEST(Trace, BadCanonicalNamesAndVersionsAreRefused) {
@@ -113,6 +156,16 @@ TEST(Trace, BadCanonicalNamesAndVersionsAreRefused) {
   EXPECT_NE(error_of(R"({"version": 7, "steps": []})").find("version 7"), std::string::npos);
   EXPECT_NE(error_of("{not json").find("not valid JSON"), std::string::npos);
   EXPECT_NE(error_of(R"({"steps": [{"stage": "C"}]})").find("step 0"), std::string::npos);
+  // A step with an unknown kind, or with too few arguments for its kind, names the step.
+  std::string kind = error_of(R"({"steps": [{"kind": "skew", "stage": "C"}]})");
+  EXPECT_NE(kind.find("step 0"), std::string::npos) << kind;
+  EXPECT_NE(kind.find("'skew'"), std::string::npos) << kind;
+  std::string arity = error_of(R"({"steps": [{"kind": "split", "stage": "C", "axes": ["i"], "ints": [8]}]})");
+  EXPECT_NE(arity.find("step 0"), std::string::npos) << arity;
+  EXPECT_NE(arity.find("split"), std::string::npos) << arity;
+  EXPECT_NE(error_of(R"({"steps": [{"kind": "split", "stage": "C", "axes": ["i"], "ints": [8, 0], "target": "sideways"}]})")
+                .find("sideways"),
+            std::string::npos);
 }
 
 }  // namespace

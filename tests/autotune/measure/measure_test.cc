@@ -14,6 +14,7 @@ namespace autotune {
 namespace {
 
 using testing::gemm_task;
+using tuning_log::ErrorCode;
 
 std::vector<Step> tiled(const Task &t) {
   Schedule s(t.outputs);
@@ -42,7 +43,7 @@ TEST(Measure, NormalAndFaults) {
   EXPECT_NE(wrong.error_msg.find("max error"), std::string::npos) << wrong.error_msg;
   MeasureResult ce = m.measure({tiled(t), "compile_error"});
   EXPECT_EQ(ce.error, ErrorCode::kCompileError);
-  Step bad{"split", "C", {"nope"}, {4, 0}, ""};
+  Step bad = SplitStep{"C", "nope", 4};
   MeasureResult inv = m.measure({{bad}, ""});
   EXPECT_EQ(inv.error, ErrorCode::kInvalidSchedule) << inv.error_msg;
   // Still works after all of that.
@@ -72,7 +73,7 @@ TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
   o.min_repeat_ms = 2;
   o.parallel_builds = 2;
   Measurer m(t, o);
-  Step bad{"split", "C", {"nope"}, {4, 0}, ""};
+  Step bad = SplitStep{"C", "nope", 4};
   std::vector<MeasureInput> ins = {{tiled(t), ""},           {tiled(t), "segfault"}, {tiled(t), "hang"},
                                    {tiled(t), "wrong"},      {tiled(t), "compile_error"}, {{bad}, ""},
                                    {tiled(t), "runtime_error"}, {tiled(t), ""}};

@@ -68,22 +68,22 @@ class SeededSpace : public policy::Space {
   explicit SeededSpace(const Task &t) : base_(policy::make_space("basic", t)) {
     std::mt19937_64 rng(11);
     while (seeds_.size() < 2) {
-      policy::Point p = base_->sample(rng);
+      Candidate p = base_->sample(rng);
       if (seeds_.empty() || p.key() != seeds_[0].key()) seeds_.push_back(p);
     }
   }
   std::string name() const override { return "seeded"; }
-  policy::Point sample(std::mt19937_64 &rng) const override { return base_->sample(rng); }
-  policy::Point mutate(const policy::Point &p, std::mt19937_64 &rng) const override { return base_->mutate(p, rng); }
-  policy::Point crossover(const policy::Point &a, const policy::Point &b, std::mt19937_64 &rng) const override {
+  Candidate sample(std::mt19937_64 &rng) const override { return base_->sample(rng); }
+  Candidate mutate(const Candidate &p, std::mt19937_64 &rng) const override { return base_->mutate(p, rng); }
+  Candidate crossover(const Candidate &a, const Candidate &b, std::mt19937_64 &rng) const override {
     return base_->crossover(a, b, rng);
   }
-  std::vector<Step> steps(const policy::Point &p) const override { return base_->steps(p); }
-  std::vector<policy::Point> seeds() const override { return seeds_; }
+  std::vector<Step> steps(const Candidate &p) const override { return base_->steps(p); }
+  std::vector<Candidate> seeds() const override { return seeds_; }
 
  private:
   std::unique_ptr<policy::Space> base_;
-  std::vector<policy::Point> seeds_;
+  std::vector<Candidate> seeds_;
 };
 
 // Evolutionary search measures the space's seeds first, once: the first

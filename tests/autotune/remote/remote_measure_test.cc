@@ -21,6 +21,7 @@ namespace autotune {
 namespace {
 
 using testing::gemm_task;
+using tuning_log::ErrorCode;
 
 RemoteOptions local_runner(const std::string &command = "{runner} {dir}") {
   RemoteOptions r;
@@ -42,7 +43,7 @@ std::vector<MeasureInput> three_candidates(const Task &t) {
   tiled.parallel("C", tiles[0]);
   tiled.vectorize("C", tiles[3]);
   MeasureInput plain{Schedule(t.outputs).trace(), ""}, fast{tiled.trace(), ""};
-  MeasureInput bad{{Step{"split", "C", {"no_such_axis"}, {4, 0}, ""}}, ""};
+  MeasureInput bad{{SplitStep{"C", "no_such_axis", 4}}, ""};
   return {plain, fast, bad};
 }
 

@@ -196,7 +196,7 @@ TEST(SearchSpace, MutationUnrollsTheReductionOfARegisterBlock) {
   Checker ch(make_task("gemm_96x64x64", gemm(96, 64, 64)));
   auto unrolled_reduction = [&](const Candidate &c) {
     for (const Step &s : ch.space.steps(c))
-      if (s.kind == "unroll" && s.stage == "C.local" && s.axes.size() == 1 && s.axes[0].rfind("k", 0) == 0) return true;
+      if (auto *u = std::get_if<UnrollStep>(&s); u && u->stage == "C.local" && u->axis.rfind("k", 0) == 0) return true;
     return false;
   };
   std::mt19937_64 rng(5);
@@ -205,7 +205,7 @@ TEST(SearchSpace, MutationUnrollsTheReductionOfARegisterBlock) {
     Candidate c = ch.space.sample(rng);
     if (!ch.space.steps(c).size() || unrolled_reduction(c)) continue;
     bool has_local = false;
-    for (const Step &s : ch.space.steps(c)) has_local |= s.stage == "C.local";
+    for (const Step &s : ch.space.steps(c)) has_local |= step_stage(s) == "C.local";
     if (!has_local) continue;
     rolled++;
     for (int m = 0; m < 40; m++) {
@@ -734,15 +734,34 @@ TEST(SearchSpace, ChannelVectorBlockCountsWholeVectors) {
   EXPECT_GT(channel, 50);
 }
 
-TEST(SearchSpace, PrintGemm1024LoopNest) {
-  SearchSpace sp(make_task("gemm_1024", gemm(1024, 1024, 1024)));
+// Every sketch of GEMM 1024^3 gives loops that cover its iteration space: the
+// reduce loops of each stage multiply to at least its reduction's extent (k =
+// 1024), and the spatial loops of each stage computed at root to at least its
+// shape (1024 x 1024 for C); tile tails add at most 1/16. The schedule lowers.
+TEST(SearchSpace, Gemm1024LoopsCoverTheIterationSpace) {
+  const int64_t n = 1024;
+  SearchSpace sp(make_task("gemm_1024", gemm(n, n, n)));
   print_sketches(sp, "gemm 1024^3");
   std::mt19937_64 rng(2024);
   for (int s = 0; s < sp.num_sketches(); s++) {
     Candidate c = sp.sample(rng);
-    for (int t = 0; t < 50 && c.sketch != s; t++) c = sp.sample(rng);
-    Kernel k = Kernel::build(sp.schedule(c));
-    std::cout << "---- gemm 1024^3, sketch " << c.sketch << ": " << c.key() << "\n" << k.loop_nest().str() << "\n";
+    for (int t = 0; t < 200 && c.sketch != s; t++) c = sp.sample(rng);
+    ASSERT_EQ(c.sketch, s) << "no sample of sketch " << s << " in 200";
+    SCOPED_TRACE(c.key());
+    const Schedule sched = sp.schedule(c);
+    for (const auto &st : sched.stages()) {
+      SCOPED_TRACE(st.name);
+      int64_t spatial = 1, reduce = 1, want_reduce = 1, want_spatial = 1;
+      for (const auto &l : st.leaves) (l.is_reduce ? reduce : spatial) *= l.extent;
+      for (const auto &r : st.reduce_axes) want_reduce *= r.extent;
+      for (int64_t e : st.shape) want_spatial *= e;
+      EXPECT_GE(reduce, want_reduce);
+      EXPECT_LE(reduce, want_reduce + want_reduce / 16);
+      if (st.attach.kind != Attach::Root) continue;
+      EXPECT_GE(spatial, want_spatial);
+      EXPECT_LE(spatial, want_spatial + want_spatial / 16);
+    }
+    EXPECT_NO_THROW(Kernel::build(sched));
   }
 }
 

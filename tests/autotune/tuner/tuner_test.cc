@@ -95,7 +95,7 @@ TEST(Tuner, RecordServesTheSameComputeUnderOtherNames) {
 
   // A version-1 record (the original's own names) that is now the cheapest
   // does not replay on the twin: the next-best record serves, and says so.
-  StoredRecord legacy;
+  tuning_log::MeasureRecord legacy;
   legacy.schedule_json = R"({"version": 1, "steps": [{"kind": "split", "stage": "C", "axes": ["i"], "ints": [8, 0]}]})";
   legacy.costs_ms = {1e-6};
   legacy.median_ms = 1e-6;
@@ -164,7 +164,7 @@ TEST(Tuner, ReportsASpaceWithNoUnmeasuredCandidateLeft) {
 // Ranks schedules as TuningLog::best does: re-measured ones first, then by
 // cost, the median_ms of a schedule's record at position n/2 among its n
 // successful records sorted.
-std::vector<std::string> ranked_schedules(const std::vector<StoredRecord> &recs) {
+std::vector<std::string> ranked_schedules(const std::vector<tuning_log::MeasureRecord> &recs) {
   std::map<std::string, std::vector<double>> costs;
   for (const auto &r : recs)
     if (r.ok()) costs[r.schedule_json].push_back(r.median_ms);
@@ -192,9 +192,9 @@ TEST(Tuner, SecondConfirmationRoundTakesNextUnconfirmedSchedules) {
   EXPECT_EQ(r.measured, 64);
   EXPECT_EQ(r.confirmed, 16);
   RecordStore st(db, t.workload_key, t.name, "{}", 1);
-  std::vector<StoredRecord> recs = st.records();
+  std::vector<tuning_log::MeasureRecord> recs = st.records();
   ASSERT_EQ(recs.size(), 64u);
-  std::vector<StoredRecord> before_round2;
+  std::vector<tuning_log::MeasureRecord> before_round2;
   std::set<std::string> round2;
   for (const auto &rec : recs) {
     if (rec.trial_index < 56) before_round2.push_back(rec);
