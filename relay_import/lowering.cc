@@ -1,5 +1,7 @@
 #include "relay_import/lowering.h"
 
+#include "relay_import/lowering_internal.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -139,9 +141,7 @@ DType dtype_from_onnx(int code, const std::string &what) {
   throw ImportError("unsupported ONNX data type " + std::to_string(code) + " for " + what);
 }
 
-namespace {
-
-using Fn = std::vector<Tensor> (*)(LowerContext &);
+namespace lowering {
 
 Expr imm(double v, DType t) {
   if (t.is_float()) return make_float(v, t);
@@ -207,15 +207,13 @@ Tensor binop(LowerContext &c, BinaryOp op, const std::string &onnx) {
   return ops::annotate(t, same ? "elemwise" : tag_of(a.shape(), out), {{"op", onnx}});
 }
 
-Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const std::string &onnx, bool need_float = true) {
+Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const std::string &onnx, bool need_float) {
   Tensor x = c.in(0);
   if (need_float && !x.dtype().is_float()) c.unsupported("input dtype " + x.dtype().str());
   Tensor t = compute(x.shape(), [&](const std::vector<Var> &i) { return f(x(idx_of(i))); }, c.name(), "",
                      ops::default_axis_names(x.ndim()));
   return ops::annotate(t, "elemwise", {{"op", onnx}});
 }
-
-#define LOWER(NAME) std::vector<Tensor> NAME(LowerContext &c)
 
 LOWER(l_add) { return {binop(c, BinaryOp::Add, "Add")}; }
 LOWER(l_sub) { return {binop(c, BinaryOp::Sub, "Sub")}; }
@@ -757,13 +755,8 @@ LOWER(l_dropout) {
   return l_identity(c);
 }
 
-struct OpInfo {
-  Fn fn;
-  OpPattern pattern;
-};
-
-const std::map<std::string, OpInfo> &registry() {
-  static const std::map<std::string, OpInfo> r = {
+const OpTable &core_ops() {
+  static const OpTable r = {
       {"Add", {l_add, OpPattern::Elemwise}},
       {"Sub", {l_sub, OpPattern::Elemwise}},
       {"Mul", {l_mul, OpPattern::Elemwise}},
@@ -842,6 +835,24 @@ const std::map<std::string, OpInfo> &registry() {
       {"ConstantOfShape", {l_constant_of_shape, OpPattern::Injective}},
       {"Range", {l_range, OpPattern::Injective}},
   };
+  return r;
+}
+
+}  // namespace lowering
+
+namespace {
+
+// Every group's table in one; an op in two tables is a programming error.
+const lowering::OpTable &registry() {
+  static const lowering::OpTable r = [] {
+    lowering::OpTable all;
+    for (const lowering::OpTable *t :
+         {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops()})
+      for (const auto &kv : *t)
+        if (!all.emplace(kv.first, kv.second).second)
+          throw Error("internal error: ONNX op '" + kv.first + "' has two lowerings");
+    return all;
+  }();
   return r;
 }
 

@@ -1,0 +1,45 @@
+// Internal to relay_import's lowering: the op table type, the helpers that
+// every group of lowerings shares, and one table per group file. lowering.cc
+// merges the tables (an op defined twice is a programming error it reports).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "relay_import/lowering.h"
+
+namespace tetune {
+namespace relay {
+namespace lowering {
+
+using Fn = std::vector<Tensor> (*)(LowerContext &);
+
+/** An ONNX op's lowering and its fusion pattern. */
+struct OpInfo {
+  Fn fn;
+  OpPattern pattern;
+};
+using OpTable = std::map<std::string, OpInfo>;
+
+/** A constant of dtype t (bool: v != 0). */
+Expr imm(double v, DType t);
+/** The loop variables as index expressions. */
+std::vector<Expr> idx_of(const std::vector<Var> &i);
+/** Elementwise op over input 0; UnsupportedError-style ImportError when need_float and the input is not a float. */
+Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const std::string &onnx, bool need_float = true);
+/** Binary elementwise op with NumPy broadcasting (ONNX Add, Sub, ...). */
+Tensor binop(LowerContext &c, BinaryOp op, const std::string &onnx);
+
+// One table per group file; each returns a static table.
+const OpTable &core_ops();      // lowering.cc
+const OpTable &math_ops();      // lowering_math.cc: unary math, bitwise, float64-capable elementwise
+const OpTable &indexing_ops();  // lowering_indexing.cc: arg/reduce variants, gather/scatter, tile, depth/space
+const OpTable &loss_ops();      // lowering_loss.cc: losses, normalization extras
+
+}  // namespace lowering
+}  // namespace relay
+}  // namespace tetune
+
+#define LOWER(NAME) std::vector<Tensor> NAME(LowerContext &c)
