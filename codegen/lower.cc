@@ -106,6 +106,17 @@ struct ExprLowering {
       case UnaryOp::Abs: return Halide::cast(a.type(), Halide::abs(a));
       case UnaryOp::Sin: return Halide::sin(a);
       case UnaryOp::Cos: return Halide::cos(a);
+      case UnaryOp::Tan: return Halide::tan(a);
+      case UnaryOp::Sinh: return Halide::sinh(a);
+      case UnaryOp::Cosh: return Halide::cosh(a);
+      case UnaryOp::Asin: return Halide::asin(a);
+      case UnaryOp::Acos: return Halide::acos(a);
+      case UnaryOp::Atan: return Halide::atan(a);
+      case UnaryOp::Asinh: return Halide::asinh(a);
+      case UnaryOp::Acosh: return Halide::acosh(a);
+      case UnaryOp::Atanh: return Halide::atanh(a);
+      case UnaryOp::IsNan: return is_nan_bits(a);
+      case UnaryOp::IsInf: return is_inf_bits(a);
     }
     throw CodegenError("unknown unary op");
   }

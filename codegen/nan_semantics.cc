@@ -16,6 +16,15 @@ Expr is_nan_bits(const Expr &x) {
   return (Halide::reinterpret(u, x) & Halide::Internal::make_const(u, abs_mask)) > Halide::Internal::make_const(u, inf);
 }
 
+Expr is_inf_bits(const Expr &x) {
+  Halide::Type t = x.type();
+  int bits = t.bits();
+  Halide::Type u = Halide::UInt(bits, t.lanes());
+  uint64_t abs_mask = bits == 64 ? 0x7fffffffffffffffULL : bits == 32 ? 0x7fffffffULL : 0x7fffULL;
+  uint64_t inf = bits == 64 ? 0x7ff0000000000000ULL : bits == 32 ? 0x7f800000ULL : t.is_bfloat() ? 0x7f80ULL : 0x7c00ULL;
+  return (Halide::reinterpret(u, x) & Halide::Internal::make_const(u, abs_mask)) == Halide::Internal::make_const(u, inf);
+}
+
 Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(x), x, e); }
 
 namespace {

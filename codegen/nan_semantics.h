@@ -20,6 +20,8 @@ namespace codegen {
  * operations carry no such flag, so this test survives inlining.
  */
 Halide::Expr is_nan_bits(const Halide::Expr &x);
+/** True where float x is +-infinity, tested on its bits (as is_nan_bits). */
+Halide::Expr is_inf_bits(const Halide::Expr &x);
 
 /**
  * select(is_nan_bits(x), x, e): e, except NaN where x is NaN. For operations

@@ -446,12 +446,6 @@ LOWER(l_batch_norm) {
                                     c.name())};
 }
 
-LOWER(l_layer_norm) {
-  if (c.node().outputs.size() > 1) c.unsupported("Mean / InvStdDev outputs");
-  Tensor b = c.has(2) ? c.in(2) : Tensor();
-  return {ops::layer_norm(c.in(0), c.in(1), b, c.node().attr_i("axis", -1), c.node().attr_f("epsilon", 1e-5), c.name())};
-}
-
 // ---- pooling --------------------------------------------------------------------
 void check_pool(LowerContext &c, const Tensor &x) {
   if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D pooling (only 2-D)");
@@ -729,7 +723,7 @@ LOWER(l_constant_of_shape) {
 
 LOWER(l_range) {
   const NDArray *s = c.cdata(0), *l = c.cdata(1), *d = c.cdata(2);
-  if (!s || !l || !d) c.fail("start, limit and delta must be constants");
+  if (!s || !l || !d) c.unsupported("non-constant start, limit or delta (a data-dependent output shape)");
   if (s->size() != 1 || l->size() != 1 || d->size() != 1) c.shape_fail("start, limit and delta must be scalars");
   double st = s->get(0), li = l->get(0), de = d->get(0);
   double nf = std::ceil((li - st) / de);
@@ -743,16 +737,6 @@ LOWER(l_range) {
     return imm(st, t) + cast(t, Expr(i[0])) * imm(de, t);
   }, c.name(), "", {"i"});
   return {ops::annotate(r, "injective", {{"op", "Range"}})};
-}
-
-LOWER(l_dropout) {
-  if (c.node().outputs.size() > 1 && c.node().outputs[1] >= 0) c.unsupported("mask output");
-  if (c.has(2)) {
-    const NDArray *tm = c.cdata(2);
-    if (!tm || tm->size() != 1 || tm->get(0) != 0) c.unsupported("training_mode (random dropout)");
-  }
-  if (c.node().attr_i("is_test", 1) == 0 && c.opset() < 7) c.unsupported("training dropout");
-  return l_identity(c);
 }
 
 const OpTable &core_ops() {
@@ -802,12 +786,10 @@ const OpTable &core_ops() {
       {"Where", {l_where, OpPattern::Elemwise}},
       {"BatchNormalization", {l_batch_norm, OpPattern::Elemwise}},
       {"Identity", {l_identity, OpPattern::View}},
-      {"Dropout", {l_dropout, OpPattern::View}},
       {"Conv", {l_conv, OpPattern::Anchor}},
       {"ConvTranspose", {l_conv_transpose, OpPattern::Anchor}},
       {"MatMul", {l_matmul, OpPattern::Anchor}},
       {"Gemm", {l_gemm, OpPattern::Anchor}},
-      {"LayerNormalization", {l_layer_norm, OpPattern::Reduce}},
       {"MaxPool", {l_max_pool, OpPattern::Reduce}},
       {"AveragePool", {l_avg_pool, OpPattern::Reduce}},
       {"GlobalAveragePool", {l_global_avg_pool, OpPattern::Reduce}},

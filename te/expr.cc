@@ -18,7 +18,8 @@ IterVar reduce_axis(int64_t extent, const std::string &name) {
 
 const char *to_string(UnaryOp op) {
   static const char *names[] = {"neg", "not", "exp", "log", "sqrt", "tanh", "erf",
-                                "floor", "ceil", "round", "abs", "sin", "cos"};
+                                "floor", "ceil", "round", "abs", "sin", "cos",
+                                "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "is_nan", "is_inf"};
   return names[static_cast<int>(op)];
 }
 const char *to_string(BinaryOp op) {
@@ -125,7 +126,7 @@ Expr unary(UnaryOp op, const Expr &a) {
     default:
       if (!t.is_float()) throw DTypeError(std::string(to_string(op)) + " needs a float operand, got " + t.str() + ": " + to_string(a));
   }
-  auto n = node(ExprKind::Unary, t);
+  auto n = node(ExprKind::Unary, op == UnaryOp::IsNan || op == UnaryOp::IsInf ? boolean() : t);
   n->op = static_cast<int>(op);
   n->args = {a};
   return Expr(n);
@@ -177,6 +178,17 @@ Expr round(const Expr &a) { return unary(UnaryOp::Round, a); }
 Expr abs(const Expr &a) { return unary(UnaryOp::Abs, a); }
 Expr sin(const Expr &a) { return unary(UnaryOp::Sin, a); }
 Expr cos(const Expr &a) { return unary(UnaryOp::Cos, a); }
+Expr tan(const Expr &a) { return unary(UnaryOp::Tan, a); }
+Expr sinh(const Expr &a) { return unary(UnaryOp::Sinh, a); }
+Expr cosh(const Expr &a) { return unary(UnaryOp::Cosh, a); }
+Expr asin(const Expr &a) { return unary(UnaryOp::Asin, a); }
+Expr acos(const Expr &a) { return unary(UnaryOp::Acos, a); }
+Expr atan(const Expr &a) { return unary(UnaryOp::Atan, a); }
+Expr asinh(const Expr &a) { return unary(UnaryOp::Asinh, a); }
+Expr acosh(const Expr &a) { return unary(UnaryOp::Acosh, a); }
+Expr atanh(const Expr &a) { return unary(UnaryOp::Atanh, a); }
+Expr is_nan(const Expr &a) { return unary(UnaryOp::IsNan, a); }
+Expr is_inf(const Expr &a) { return unary(UnaryOp::IsInf, a); }
 Expr sigmoid(const Expr &a) { return 1.0f / (1.0f + exp(-a)); }
 
 Expr max_value(DType t) {

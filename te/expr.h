@@ -51,7 +51,11 @@ struct IterVar {
 IterVar reduce_axis(int64_t extent, const std::string &name = "k");
 
 enum class ExprKind { IntImm, FloatImm, Var, Access, Unary, Binary, Select, Cast, Reduce };
-enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Tanh, Erf, Floor, Ceil, Round, Abs, Sin, Cos };
+enum class UnaryOp {
+  Neg, Not, Exp, Log, Sqrt, Tanh, Erf, Floor, Ceil, Round, Abs, Sin, Cos,
+  Tan, Sinh, Cosh, Asin, Acos, Atan, Asinh, Acosh, Atanh,
+  IsNan, IsInf  // float operand, bool result
+};
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, EQ, NE, LT, LE, GT, GE, And, Or };
 enum class ReduceOp { Sum, Max, Min, Prod };
 
@@ -142,6 +146,19 @@ Expr round(const Expr &a);
 Expr abs(const Expr &a);
 Expr sin(const Expr &a);
 Expr cos(const Expr &a);
+/** Trigonometric and hyperbolic functions and their inverses, as C's libm (NaN outside the domain). */
+Expr tan(const Expr &a);
+Expr sinh(const Expr &a);
+Expr cosh(const Expr &a);
+Expr asin(const Expr &a);
+Expr acos(const Expr &a);
+Expr atan(const Expr &a);
+Expr asinh(const Expr &a);
+Expr acosh(const Expr &a);
+Expr atanh(const Expr &a);
+/** True where float a is NaN / +-infinity (tested on the bits in a kernel, so fast-math cannot fold it away). */
+Expr is_nan(const Expr &a);
+Expr is_inf(const Expr &a);
 /** 1 / (1 + exp(-a)). */
 Expr sigmoid(const Expr &a);
 

@@ -206,6 +206,8 @@ struct Evaluator {
             case UnaryOp::Neg: r.i = wrap(static_cast<int64_t>(0ULL - static_cast<uint64_t>(a.i)), n.dtype); break;
             case UnaryOp::Abs: r.i = wrap(a.i < 0 ? static_cast<int64_t>(0ULL - static_cast<uint64_t>(a.i)) : a.i, n.dtype); break;
             case UnaryOp::Not: r.i = !a.i; break;
+            case UnaryOp::IsNan: r.i = std::isnan(a.f); break;  // float operand, bool result
+            case UnaryOp::IsInf: r.i = std::isinf(a.f); break;
             default: throw Error(std::string("interpret: ") + to_string(op) + " on a non-float value in '" + stage + "'");
           }
           return r;
@@ -224,7 +226,17 @@ struct Evaluator {
           case UnaryOp::Round: r.f = std::nearbyint(x); break;  // default rounding mode: half to even
           case UnaryOp::Sin: r.f = std::sin(x); break;
           case UnaryOp::Cos: r.f = std::cos(x); break;
+          case UnaryOp::Tan: r.f = std::tan(x); break;
+          case UnaryOp::Sinh: r.f = std::sinh(x); break;
+          case UnaryOp::Cosh: r.f = std::cosh(x); break;
+          case UnaryOp::Asin: r.f = std::asin(x); break;
+          case UnaryOp::Acos: r.f = std::acos(x); break;
+          case UnaryOp::Atan: r.f = std::atan(x); break;
+          case UnaryOp::Asinh: r.f = std::asinh(x); break;
+          case UnaryOp::Acosh: r.f = std::acosh(x); break;
+          case UnaryOp::Atanh: r.f = std::atanh(x); break;
           case UnaryOp::Not: throw Error("interpret: ! on a float value in '" + stage + "'");
+          case UnaryOp::IsNan: case UnaryOp::IsInf: throw Error("interpret: is_nan / is_inf with a float result in '" + stage + "'");
         }
         return r;
       }

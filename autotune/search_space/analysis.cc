@@ -43,7 +43,9 @@ bool is_strictly_inlineable(const StageInfo &st) {
     if (n->kind == ExprKind::Unary) {
       switch (static_cast<UnaryOp>(n->op)) {
         case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Tanh: case UnaryOp::Erf:
-        case UnaryOp::Sin: case UnaryOp::Cos: ok = false; break;
+        case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tan: case UnaryOp::Sinh: case UnaryOp::Cosh:
+        case UnaryOp::Asin: case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Asinh: case UnaryOp::Acosh:
+        case UnaryOp::Atanh: ok = false; break;
         default: break;
       }
     }

@@ -34,6 +34,11 @@ Tensor batch_norm_inference(const Tensor &x, const Tensor &scale, const Tensor &
 
 Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, int64_t axis, double epsilon,
                   const std::string &name) {
+  return layer_norm_with_stats(x, scale, bias, axis, epsilon, name).y;
+}
+
+LayerNormOutputs layer_norm_with_stats(const Tensor &x, const Tensor &scale, const Tensor &bias, int64_t axis,
+                                       double epsilon, const std::string &name) {
   const std::string op = "LayerNormalization";
   check_float(x, op);
   int r = x.ndim();
@@ -97,7 +102,24 @@ Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, int6
         return y;
       },
       name, "", names);
-  return annotate(out, "norm", {{"op", op}, {"axis", std::to_string(ax)}, {"epsilon", num_str(epsilon)}});
+  annotate(out, "norm", {{"op", op}, {"axis", std::to_string(ax)}, {"epsilon", num_str(epsilon)}});
+  // Statistics keep the normalised axes with extent 1 (ONNX Mean / InvStdDev shapes).
+  Shape stat_shape = outer;
+  stat_shape.resize(r, 1);
+  Tensor mean = compute(
+      stat_shape,
+      [&](const std::vector<Var> &i) { return s(std::vector<Expr>(i.begin(), i.begin() + ax)) * inv_n; },
+      name + ".mean", "", names);
+  annotate(mean, "elemwise", {{"op", op}, {"axis", std::to_string(ax)}});
+  Tensor inv_std = compute(
+      stat_shape,
+      [&](const std::vector<Var> &i) {
+        std::vector<Expr> o(i.begin(), i.begin() + ax);
+        return make_float(1.0, dt) / tetune::sqrt(v(o) * inv_n + make_float(epsilon, dt));
+      },
+      name + ".inv_std_dev", "", names);
+  annotate(inv_std, "elemwise", {{"op", op}, {"axis", std::to_string(ax)}});
+  return {out, mean, inv_std};
 }
 
 }  // namespace ops

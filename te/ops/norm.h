@@ -29,5 +29,17 @@ Tensor batch_norm_inference(const Tensor &x, const Tensor &scale, const Tensor &
 Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, int64_t axis = -1, double epsilon = 1e-5,
                   const std::string &name = "layer_norm");
 
+/** layer_norm's output with its statistics (ONNX LayerNormalization outputs 1 and 2). */
+struct LayerNormOutputs {
+  Tensor y;
+  /** Mean over axes [axis, r), shape x.shape[:axis] + [1] * (r - axis) ("<name>.mean", tag "elemwise"). */
+  Tensor mean;
+  /** 1 / sqrt(var + epsilon), same shape ("<name>.inv_std_dev", tag "elemwise"). */
+  Tensor inv_std_dev;
+};
+/** layer_norm and its statistics; y has the same stages as layer_norm's result. */
+LayerNormOutputs layer_norm_with_stats(const Tensor &x, const Tensor &scale, const Tensor &bias, int64_t axis = -1,
+                                       double epsilon = 1e-5, const std::string &name = "layer_norm");
+
 }  // namespace ops
 }  // namespace tetune

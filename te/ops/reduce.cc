@@ -97,5 +97,47 @@ Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes, bool keepd
   return annotate(t, "elemwise", s->attrs);
 }
 
+Tensor arg_reduce(const Tensor &x, int64_t axis, bool is_max, bool select_last_index, bool keepdims,
+                  const std::string &name) {
+  const char *onnx = is_max ? "ArgMax" : "ArgMin";
+  int r = x.ndim();
+  int ax = normalize_axis(axis, std::max(r, 1), onnx, "axis");
+  if (r == 0) throw AttributeError(std::string(onnx) + ": a rank-0 input has no axis");
+  Tensor m = reduce_impl(x, is_max ? ReduceOp::Max : ReduceOp::Min, {ax}, true, name + ".val", onnx, nullptr);
+  int64_t n = x.shape()[ax];
+  Shape out;
+  for (int d = 0; d < r; d++)
+    if (d != ax || keepdims) out.push_back(d == ax ? 1 : x.shape()[d]);
+  auto dn = default_axis_names(r);
+  std::vector<std::string> names;
+  for (int d = 0; d < r; d++)
+    if (d != ax || keepdims) names.push_back(dn[d]);
+  Tensor t = compute(
+      out,
+      [&](const std::vector<Var> &i) {
+        IterVar k = reduce_axis(n, "k0");
+        std::vector<Expr> xi, mi;
+        size_t o = 0;
+        for (int d = 0; d < r; d++) {
+          if (d == ax) {
+            xi.push_back(k.var);
+            mi.push_back(make_int(0));
+            if (keepdims) o++;
+          } else {
+            xi.push_back(i[o]);
+            mi.push_back(i[o++]);
+          }
+        }
+        Expr xv = x(xi), mv = m(mi);
+        Expr hit = xv == mv;
+        if (x.dtype().is_float()) hit = select(is_nan(mv), is_nan(xv), hit);  // the max / min of a NaN row is NaN
+        Expr pos = cast(int64(), Expr(k.var));
+        if (select_last_index) return tetune::max(select(hit, pos, make_int(-1, int64())), std::vector<IterVar>{k});
+        return tetune::min(select(hit, pos, make_int(n, int64())), std::vector<IterVar>{k});
+      },
+      name, "", names);
+  return annotate(t, "reduce", {{"op", onnx}, {"axes", std::to_string(ax)}, {"keepdims", keepdims ? "1" : "0"}});
+}
+
 }  // namespace ops
 }  // namespace tetune

@@ -32,5 +32,16 @@ Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes = {}, bool k
 Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = true,
                    const std::string &name = "reduce_prod");
 
+/**
+ * ONNX ArgMax / ArgMin: the int64 position of the largest (is_max) or smallest element along
+ * axis, the first one (or the last with select_last_index) among equals. A NaN counts as the
+ * extreme, as numpy.argmax and onnxruntime's float kernels (its first / last position wins).
+ * Two TE reductions, so both stay schedulable: "<name>.val" (tag "reduce") takes the max / min
+ * over the axis, then "<name>" (tag "reduce") the min / max position holding that value.
+ * keepdims keeps the axis with extent 1. attrs: op, axes. AttributeError for an axis out of range.
+ */
+Tensor arg_reduce(const Tensor &x, int64_t axis, bool is_max, bool select_last_index = false, bool keepdims = true,
+                  const std::string &name = "arg_reduce");
+
 }  // namespace ops
 }  // namespace tetune

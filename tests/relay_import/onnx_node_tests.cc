@@ -56,7 +56,9 @@ const std::map<std::string, int> &param_ops() {
   static const std::map<std::string, int> m = {
       {"Reshape", 1}, {"Resize", 1}, {"Upsample", 1}, {"Clip", 1}, {"Pad", 1}, {"Slice", 1}, {"Split", 1},
       {"Expand", 1}, {"Squeeze", 1}, {"Unsqueeze", 1}, {"ReduceMean", 1}, {"ReduceMax", 1}, {"ReduceMin", 1},
-      {"ReduceSum", 1}, {"ReduceProd", 1}, {"ConstantOfShape", 0}, {"Range", 0}};
+      {"ReduceSum", 1}, {"ReduceProd", 1}, {"ConstantOfShape", 0}, {"Range", 0},
+      {"Tile", 1}, {"OneHot", 1}, {"ReduceSumSquare", 1}, {"ReduceL1", 1}, {"ReduceL2", 1}, {"ReduceLogSum", 1},
+      {"ReduceLogSumExp", 1}};
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "base/errors.h"
+#include "te/ops/common.h"
 #include "te/ops/elementwise.h"
 #include "tests/te/op_test_util.h"
 
@@ -133,6 +134,24 @@ TEST(Elementwise, Unary) {
   check_unary("tanh_bf16", [](auto x) { return ops::tanh(x); }, [](double v) { return std::tanh(v); }, -2, 2, bfloat16());
   check_unary("neg_int8", [](auto x) { return ops::neg(x); }, [](double v) { return -v; }, -100, 100, int8());
   check_unary("abs_int32", [](auto x) { return ops::abs(x); }, [](double v) { return std::fabs(v); }, -100, 100, int32());
+}
+
+// The trigonometric and hyperbolic expressions, each as a compute in the interpreter and the kernel
+// against libm, inside their domains (asin / acos / atanh on (-1, 1), acosh on [1, 4)).
+TEST(Elementwise, TrigHyperbolic) {
+  using F = Expr (*)(const Expr &);
+  struct Case { const char *name; F te; double (*ref)(double); double lo, hi; };
+  for (const Case &k : std::vector<Case>{{"sin", sin, std::sin, -3, 3}, {"cos", cos, std::cos, -3, 3},
+                                         {"tan", tan, std::tan, -1.4, 1.4}, {"sinh", sinh, std::sinh, -3, 3},
+                                         {"cosh", cosh, std::cosh, -3, 3}, {"asin", asin, std::asin, -0.99, 0.99},
+                                         {"acos", acos, std::acos, -0.99, 0.99}, {"atan", atan, std::atan, -5, 5},
+                                         {"asinh", asinh, std::asinh, -5, 5}, {"acosh", acosh, std::acosh, 1, 4},
+                                         {"atanh", atanh, std::atanh, -0.9, 0.9}}) {
+    check_unary(k.name, [&](const Tensor &x) {
+      return ops::annotate(compute(x.shape(), [&](const std::vector<Var> &i) { return k.te(x(i[0], i[1])); }, k.name),
+                           "elemwise");
+    }, k.ref, k.lo, k.hi);
+  }
 }
 
 TEST(Elementwise, RoundHalfToEven) {

@@ -162,6 +162,35 @@ TEST(NaN, ReluOfInlinedAdd) {
   expect_nan_exact({R}, {A, B}, {a, b}, want);
 }
 
+// is_nan / is_inf of an inlined sum: a compare on a fast-math result would fold to false.
+TEST(NaN, IsNanIsInfOfInlinedAdd) {
+  const float kInf = std::numeric_limits<float>::infinity();
+  Tensor A = placeholder({2, 16}, float32(), "A"), B = placeholder({2, 16}, float32(), "B");
+  Tensor S = ops::add(A, B, "sum");
+  Tensor N = compute(S.shape(), [&](const std::vector<Var> &i) { return is_nan(S(i[0], i[1])); }, "isnan");
+  Tensor I = compute(S.shape(), [&](const std::vector<Var> &i) { return is_inf(S(i[0], i[1])); }, "isinf");
+  EXPECT_EQ(N.dtype(), boolean());
+  NDArray a = with_nans({2, 16}, 3), b = test::random({2, 16}, float32(), 4, -3, 3);
+  a.set(3, kInf);
+  b.set(4, -kInf);
+  a.set(6, kInf);
+  b.set(6, -kInf);  // inf + -inf: NaN, not inf
+  std::vector<float> want_nan, want_inf;
+  for (int64_t i = 0; i < a.size(); i++) {
+    double v = static_cast<float>(a.get(i) + b.get(i));
+    want_nan.push_back(std::isnan(v) ? 1 : 0);
+    want_inf.push_back(std::isinf(v) ? 1 : 0);
+  }
+  EXPECT_EQ(want_nan[6], 1);
+  EXPECT_EQ(want_inf[3], 1);
+  expect_nan_exact({N}, {A, B}, {a, b}, want_nan);
+  expect_nan_exact({I}, {A, B}, {a, b}, want_inf);
+  Schedule s({N});
+  s.compute_inline(s.stage_of(S));
+  NDArray got = Kernel::build(s).run({a, b})[0];
+  for (int64_t i = 0; i < got.size(); i++) EXPECT_EQ(got.get(i), want_nan[static_cast<size_t>(i)]) << "element " << i;
+}
+
 TEST(NaN, Reductions) {
   Tensor X = placeholder({2, 16}, float32(), "X");
   NDArray x = test::random({2, 16}, float32(), 9, -3, 3);

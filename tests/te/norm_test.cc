@@ -79,5 +79,28 @@ TEST(Norm, LayerNorm) {
   EXPECT_THROW(ops::layer_norm(X, placeholder({5}, float32(), "sc"), Tensor(), 3), AttributeError);
 }
 
+// Mean and InvStdDev (ONNX LayerNormalization outputs 1, 2) keep the normalised axes with extent 1.
+TEST(Norm, LayerNormWithStats) {
+  Shape s = {2, 3, 5};
+  Tensor X = placeholder(s, float32(), "X"), sc = placeholder({3, 5}, float32(), "scale");
+  NDArray x = test::random(s, float32(), 11, -2, 3), scv = test::random({3, 5}, float32(), 12);
+  auto vx = test::to_vec(x);
+  auto r = ops::layer_norm_with_stats(X, sc, Tensor(), 1, 1e-3, "ln");
+  EXPECT_EQ(r.mean.shape(), (Shape{2, 1, 1}));
+  EXPECT_EQ(r.inv_std_dev.shape(), (Shape{2, 1, 1}));
+  std::vector<float> mean_ref, inv_ref;
+  for (int64_t o = 0; o < 2; o++) {
+    double m = 0, v = 0;
+    for (int64_t i = 0; i < 15; i++) m += vx[o * 15 + i];
+    m /= 15;
+    for (int64_t i = 0; i < 15; i++) v += (vx[o * 15 + i] - m) * (vx[o * 15 + i] - m);
+    mean_ref.push_back(static_cast<float>(m));
+    inv_ref.push_back(static_cast<float>(1 / std::sqrt(v / 15 + 1e-3)));
+  }
+  auto out = evaluate({r.mean, r.inv_std_dev}, {X, sc}, {x, scv});
+  test::expect_close(out[0], mean_ref, {2, 1, 1});
+  test::expect_close(out[1], inv_ref, {2, 1, 1});
+}
+
 }  // namespace
 }  // namespace tetune

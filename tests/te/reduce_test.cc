@@ -79,4 +79,38 @@ TEST(Reduce, IntegerAndNames) {
 }
 
 }  // namespace
+// ArgMax / ArgMin against a plain loop, with ties (first vs last index) and a NaN row.
+TEST(Reduce, ArgMaxArgMinTiesAndNaN) {
+  Shape s = {3, 4};
+  Tensor X = placeholder(s, float32(), "X");
+  std::vector<float> v = {1, 5, 5, 2,  //
+                          7, 0, 7, 0,  //
+                          3, NAN, 1, NAN};
+  NDArray x = test::from_vec(s, v);
+  for (bool is_max : {true, false})
+    for (bool last : {false, true})
+      for (int axis : {1, 0}) {
+        SCOPED_TRACE(std::string(is_max ? "max" : "min") + (last ? " last" : " first") + " axis " + std::to_string(axis));
+        Tensor Y = ops::arg_reduce(X, axis, is_max, last, false);
+        int n = static_cast<int>(s[axis]), outer = static_cast<int>(s[1 - axis]);
+        ASSERT_EQ(Y.shape(), Shape{outer});
+        EXPECT_EQ(Y.dtype(), int64());
+        NDArray got = evaluate({Y}, {X}, {x})[0];
+        for (int o = 0; o < outer; o++) {
+          int best = -1;
+          for (int k = 0; k < n; k++) {
+            float e = axis == 1 ? v[o * 4 + k] : v[k * 4 + o];
+            if (best >= 0 && std::isnan(axis == 1 ? v[o * 4 + best] : v[best * 4 + o]) && !(last && std::isnan(e))) continue;
+            float b = best < 0 ? 0 : (axis == 1 ? v[o * 4 + best] : v[best * 4 + o]);
+            bool better = best < 0 || std::isnan(e) || (is_max ? e > b : e < b) || (last && e == b);
+            if (better) best = k;
+          }
+          EXPECT_EQ(got.get(o), best) << "row " << o;
+        }
+      }
+  Tensor K = ops::arg_reduce(X, -1, true, false, true);
+  EXPECT_EQ(K.shape(), (Shape{3, 1}));
+  EXPECT_THROW(ops::arg_reduce(X, 2, true), AttributeError);
+}
+
 }  // namespace tetune
