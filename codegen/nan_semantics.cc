@@ -1,28 +1,36 @@
 #include "codegen/nan_semantics.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace tetune {
 namespace codegen {
 
 using Halide::Expr;
 
-Expr is_nan_bits(const Expr &x) {
+namespace {
+
+// x's bits with the sign cleared, and the bits of +inf in the same unsigned
+// type: NaN is above +inf, inf equal to it (IEEE 754 binary16/32/64, bfloat16).
+std::pair<Expr, Expr> magnitude_and_inf(const Expr &x) {
   Halide::Type t = x.type();
   int bits = t.bits();
   Halide::Type u = Halide::UInt(bits, t.lanes());
   uint64_t abs_mask = bits == 64 ? 0x7fffffffffffffffULL : bits == 32 ? 0x7fffffffULL : 0x7fffULL;
   uint64_t inf = bits == 64 ? 0x7ff0000000000000ULL : bits == 32 ? 0x7f800000ULL : t.is_bfloat() ? 0x7f80ULL : 0x7c00ULL;
-  return (Halide::reinterpret(u, x) & Halide::Internal::make_const(u, abs_mask)) > Halide::Internal::make_const(u, inf);
+  return {Halide::reinterpret(u, x) & Halide::Internal::make_const(u, abs_mask), Halide::Internal::make_const(u, inf)};
+}
+
+}  // namespace
+
+Expr is_nan_bits(const Expr &x) {
+  auto [magnitude, inf] = magnitude_and_inf(x);
+  return magnitude > inf;
 }
 
 Expr is_inf_bits(const Expr &x) {
-  Halide::Type t = x.type();
-  int bits = t.bits();
-  Halide::Type u = Halide::UInt(bits, t.lanes());
-  uint64_t abs_mask = bits == 64 ? 0x7fffffffffffffffULL : bits == 32 ? 0x7fffffffULL : 0x7fffULL;
-  uint64_t inf = bits == 64 ? 0x7ff0000000000000ULL : bits == 32 ? 0x7f800000ULL : t.is_bfloat() ? 0x7f80ULL : 0x7c00ULL;
-  return (Halide::reinterpret(u, x) & Halide::Internal::make_const(u, abs_mask)) == Halide::Internal::make_const(u, inf);
+  auto [magnitude, inf] = magnitude_and_inf(x);
+  return magnitude == inf;
 }
 
 Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(x), x, e); }
