@@ -33,6 +33,28 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   st.nodes_after_passes = g.num_live_nodes();
 }
 
+int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_until, int64_t bytes, int first, int last) {
+  int best = -1;
+  for (int b = 0; b < static_cast<int>(buffer_bytes.size()); b++) {
+    if (busy_until[b] >= first) continue;
+    if (best < 0) {
+      best = b;
+      continue;
+    }
+    bool fits_b = buffer_bytes[b] >= bytes, fits_best = buffer_bytes[best] >= bytes;
+    if (fits_b && (!fits_best || buffer_bytes[b] < buffer_bytes[best])) best = b;
+    else if (!fits_b && !fits_best && buffer_bytes[b] > buffer_bytes[best]) best = b;
+  }
+  if (best < 0) {
+    best = static_cast<int>(buffer_bytes.size());
+    buffer_bytes.push_back(0);
+    busy_until.push_back(-1);
+  }
+  buffer_bytes[best] = std::max(buffer_bytes[best], bytes);
+  busy_until[best] = last;
+  return best;
+}
+
 MemoryPlan plan_memory(const Graph &g, const std::vector<FusedGroup> &groups) {
   MemoryPlan plan;
   std::set<int> graph_outs(g.outputs.begin(), g.outputs.end());
@@ -64,25 +86,7 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<FusedGroup> &groups) {
     int64_t live = 0;
     for (auto &sl : plan.slots) {
       if (sl.first != s) continue;
-      int best = -1;
-      for (int b = 0; b < static_cast<int>(plan.buffer_bytes.size()); b++) {
-        if (busy_until[b] >= s) continue;
-        if (best < 0) best = b;
-        else {
-          // best fit: smallest buffer that holds it, else the largest to grow
-          bool fits_b = plan.buffer_bytes[b] >= sl.bytes, fits_best = plan.buffer_bytes[best] >= sl.bytes;
-          if (fits_b && (!fits_best || plan.buffer_bytes[b] < plan.buffer_bytes[best])) best = b;
-          else if (!fits_b && !fits_best && plan.buffer_bytes[b] > plan.buffer_bytes[best]) best = b;
-        }
-      }
-      if (best < 0) {
-        best = static_cast<int>(plan.buffer_bytes.size());
-        plan.buffer_bytes.push_back(0);
-        busy_until.push_back(-1);
-      }
-      plan.buffer_bytes[best] = std::max(plan.buffer_bytes[best], sl.bytes);
-      busy_until[best] = sl.last;
-      sl.buffer = best;
+      sl.buffer = assign_buffer(plan.buffer_bytes, busy_until, sl.bytes, sl.first, sl.last);
     }
     for (auto &sl : plan.slots)
       if (sl.first <= s && sl.last >= s) live += sl.bytes;

@@ -65,6 +65,15 @@ struct MemoryPlan {
 /** Liveness-based buffer assignment over groups in execution order. */
 MemoryPlan plan_memory(const Graph &g, const std::vector<FusedGroup> &groups);
 
+/**
+ * The memory plan's greedy best fit, shared by plan_memory and the exporter:
+ * among the buffers free at step `first` (busy_until[b] < first), the smallest
+ * that holds `bytes`, else the largest (it grows least often); a new buffer
+ * when none is free. Grows the chosen buffer to `bytes`, marks it busy until
+ * step `last` and returns its index. Sizes in bytes.
+ */
+int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_until, int64_t bytes, int first, int last);
+
 struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, cse_removed = 0, dce_removed = 0;

@@ -265,22 +265,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     std::sort(slots.begin(), slots.end(), [](const Slot &a, const Slot &b) { return a.first < b.first || (a.first == b.first && a.value < b.value); });
     std::vector<int> busy_until;
     for (const auto &sl : slots) {
-      int best = -1;
-      for (int b = 0; b < static_cast<int>(plan.buffer_bytes.size()); b++) {
-        if (busy_until[b] >= sl.first) continue;
-        if (best < 0) { best = b; continue; }
-        bool fits_b = plan.buffer_bytes[b] >= sl.bytes, fits_best = plan.buffer_bytes[best] >= sl.bytes;
-        if (fits_b && (!fits_best || plan.buffer_bytes[b] < plan.buffer_bytes[best])) best = b;
-        else if (!fits_b && !fits_best && plan.buffer_bytes[b] > plan.buffer_bytes[best]) best = b;
-      }
-      if (best < 0) {
-        best = static_cast<int>(plan.buffer_bytes.size());
-        plan.buffer_bytes.push_back(0);
-        busy_until.push_back(-1);
-      }
-      plan.buffer_bytes[best] = std::max(plan.buffer_bytes[best], sl.bytes);
-      busy_until[best] = sl.last;
-      plan.values[sl.value].buffer = best;
+      plan.values[sl.value].buffer = assign_buffer(plan.buffer_bytes, busy_until, sl.bytes, sl.first, sl.last);
     }
     for (auto b : plan.buffer_bytes) res.buffer_bytes += b;
   }
