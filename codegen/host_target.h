@@ -19,6 +19,9 @@ namespace tetune::codegen {
  */
 const std::string &host_halide_target();
 
+/** Why host_halide_target() leaves out a larger Halide feature or usable extensions ("" when nothing, and off x86-64). */
+const std::string &host_target_note();
+
 /** What Halide 14's get_host_target() reports for this machine (shown by `tetune target`; never compiled for). */
 std::string halide_builtin_host_target();
 

@@ -223,18 +223,17 @@ X86TargetChoice choose_x86_target(const std::set<std::string> &have, const std::
   std::sort(features.begin(), features.end());  // Halide's own to_string() order
   c.halide_target = "x86-64-" + os + (features.empty() ? "" : "-" + join(features, "-"));
 
-  std::vector<std::string> required = required_extensions(c.halide_target);
-  for (const auto &f : halide_features())
-    for (const char *e : f.extensions)
-      if (have.count(e) && !std::binary_search(required.begin(), required.end(), std::string(e)) &&
-          std::find(c.unused_extensions.begin(), c.unused_extensions.end(), e) == c.unused_extensions.end())
-        c.unused_extensions.push_back(e);
-  std::sort(c.unused_extensions.begin(), c.unused_extensions.end());
+  // Usable extensions that some Halide feature knows of but the target does not use.
+  std::set<std::string> known, used;
+  for (const auto &f : halide_features()) known.insert(f.extensions.begin(), f.extensions.end());
+  for (const std::string &e : required_extensions(c.halide_target)) used.insert(e);
+  for (const std::string &e : known)
+    if (have.count(e) && !used.count(e)) c.unused_extensions.push_back(e);  // sorted: known is a set
+  bool avx512 = std::find(features.begin(), features.end(), "avx512") != features.end();
   for (const auto &f : halide_features()) {
     // Only the AVX-512 levels above the one taken are worth a word.
     std::string name = f.name;
-    if (allows(f, have) || name.rfind("avx512_", 0) != 0 || name == "avx512_knl") continue;
-    if (std::find(features.begin(), features.end(), "avx512") == features.end()) continue;
+    if (!avx512 || allows(f, have) || name.rfind("avx512_", 0) != 0 || name == "avx512_knl") continue;
     std::vector<std::string> lacks = missing_extensions(std::string("x86-64-") + f.name, have);
     c.note += (c.note.empty() ? "" : "; ") + std::string("Halide 14's ") + f.name + " would also use " +
               join(lacks, ", ") + ", which this CPU lacks";

@@ -45,10 +45,7 @@ void add_target_command(CLI::App &app) {
       std::printf("halide's guess:  %s (not used%s)\n", guess.c_str(),
                   guess_lacks.empty() ? "" : ("; it would use " + joined(guess_lacks, ", ") + ", which this CPU lacks").c_str());
     }
-    if (target.rfind("x86-64", 0) == 0) {
-      rt::X86TargetChoice choice = rt::choose_x86_target(ext);
-      if (!choice.note.empty()) std::printf("note:            %s\n", choice.note.c_str());
-    }
+    if (!codegen::host_target_note().empty()) std::printf("note:            %s\n", codegen::host_target_note().c_str());
     std::printf("log target key:  %s\n", info.key().c_str());
   });
 }
