@@ -207,6 +207,17 @@ Tensor binop(LowerContext &c, BinaryOp op, const std::string &onnx) {
   return ops::annotate(t, same ? "elemwise" : tag_of(a.shape(), out), {{"op", onnx}});
 }
 
+void check_const_indices(LowerContext &c, int i, int64_t n, const std::string &what, const std::string &where) {
+  const NDArray *idx = c.cdata(i);
+  if (!idx) return;
+  for (int64_t k = 0; k < idx->size(); k++) {
+    double v = idx->get(k);
+    if (v < -n || v >= n)
+      c.fail(what + " " + ops::num_str(v) + " (element " + std::to_string(k) + ") is out of range [" + std::to_string(-n) +
+             ", " + std::to_string(n - 1) + "]" + (where.empty() ? "" : " " + where));
+  }
+}
+
 Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const std::string &onnx, bool need_float) {
   Tensor x = c.in(0);
   if (need_float && !x.dtype().is_float()) c.unsupported("input dtype " + x.dtype().str());
@@ -606,19 +617,9 @@ LOWER(l_slice) {
 LOWER(l_gather) {
   Tensor data = c.in(0);
   int64_t axis = c.node().attr_i("axis", 0);
-  // Constant indices must lie in [-n, n) (negative counts from the end), as onnxruntime checks;
-  // the kernel clamps, which would silently read the wrong element.
-  if (const NDArray *idx = c.cdata(1)) {
-    int ax = ops::normalize_axis(axis, data.ndim(), "Gather");
-    int64_t n = data.shape()[ax];
-    for (int64_t k = 0; k < idx->size(); k++) {
-      double v = idx->get(k);
-      if (v < -n || v >= n)
-        c.fail("index " + ops::num_str(v) + " (indices element " + std::to_string(k) + ") is out of range [" +
-               std::to_string(-n) + ", " + std::to_string(n - 1) + "] for axis " + std::to_string(ax) + " of '" +
-               data.name() + "' with shape " + shape_str(data.shape()));
-    }
-  }
+  int ax = ops::normalize_axis(axis, data.ndim(), "Gather");
+  check_const_indices(c, 1, data.shape()[ax], "index",
+                      "for axis " + std::to_string(ax) + " of '" + data.name() + "' with shape " + shape_str(data.shape()));
   return {ops::gather(data, c.in(1), axis, c.name())};
 }
 
@@ -854,9 +855,11 @@ std::vector<std::string> supported_ops() {
   return v;
 }
 
-OpPattern op_pattern(const std::string &op) {
-  auto it = registry().find(op);
-  return it == registry().end() ? OpPattern::Injective : it->second.pattern;
+OpPattern op_pattern(const Node &n) {
+  auto it = registry().find(n.op);
+  if (it == registry().end()) return OpPattern::Injective;
+  bool second_output = n.outputs.size() > 1 && n.outputs[1] >= 0;
+  return it->second.pattern == OpPattern::View && second_output ? OpPattern::Injective : it->second.pattern;
 }
 
 std::vector<Tensor> lower_node(LowerContext &ctx) {

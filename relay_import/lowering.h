@@ -77,7 +77,12 @@ using LowerFn = std::function<std::vector<Tensor>(LowerContext &)>;
 bool is_supported_op(const std::string &op);
 /** All supported op types, sorted. */
 std::vector<std::string> supported_ops();
-OpPattern op_pattern(const std::string &op);
+/**
+ * How node n fuses: its op's pattern, except that a View op whose node also
+ * produces a second output (Dropout's mask) is Injective, since a view group
+ * only aliases its one input.
+ */
+OpPattern op_pattern(const Node &n);
 
 /**
  * Lowers node to TE tensors, one per node output (omitted trailing outputs may

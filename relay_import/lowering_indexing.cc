@@ -22,18 +22,6 @@ Expr wrap_index(const Expr &e, int64_t n) {
   return clamp(select(k < make_int(0), k + nn, k), make_int(0), make_int(n - 1));
 }
 
-/** Checks that every element of constant input i lies in [-n, n) (ImportError naming the node otherwise). */
-void check_const_indices(LowerContext &c, int i, int64_t n, const std::string &what) {
-  const NDArray *idx = c.cdata(i);
-  if (!idx) return;
-  for (int64_t k = 0; k < idx->size(); k++) {
-    double v = idx->get(k);
-    if (v < -n || v >= n)
-      c.fail(what + " " + ops::num_str(v) + " (element " + std::to_string(k) + ") is out of range [" + std::to_string(-n) +
-             ", " + std::to_string(n - 1) + "]");
-  }
-}
-
 void check_index_dtype(LowerContext &c, const Tensor &t, const std::string &what) {
   if (t.dtype() != int32() && t.dtype() != int64()) c.unsupported(what + " dtype " + t.dtype().str());
 }

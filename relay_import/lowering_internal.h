@@ -32,6 +32,14 @@ Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const s
 /** Binary elementwise op with NumPy broadcasting (ONNX Add, Sub, ...). */
 Tensor binop(LowerContext &c, BinaryOp op, const std::string &onnx);
 
+/**
+ * Constant indices (input i) must lie in [-n, n), negative counting from the
+ * end, as onnxruntime checks (a kernel clamps, which would silently read the
+ * wrong element). ImportError "WHAT V (element K) is out of range [-n, n-1]
+ * WHERE" naming the node otherwise; nothing to check when input i is not constant.
+ */
+void check_const_indices(LowerContext &c, int i, int64_t n, const std::string &what, const std::string &where = "");
+
 // One table per group file; each returns a static table.
 const OpTable &core_ops();      // lowering.cc
 const OpTable &math_ops();      // lowering_math.cc: unary math, bitwise, float64-capable elementwise

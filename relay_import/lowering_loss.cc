@@ -231,10 +231,10 @@ LOWER(l_dropout) {
   }
   if (c.node().attr_i("is_test", 1) == 0 && c.opset() < 7) c.unsupported("training dropout");
   Tensor x = c.in(0);
+  if (!wants_output(c, 1)) return {x};  // a view (op_pattern): the executor aliases the input
   Tensor y = compute(x.shape(), [&](const std::vector<Var> &i) { return x(idx_of(i)); }, c.name(), "",
                      ops::default_axis_names(x.ndim()));
   ops::annotate(y, "injective", {{"op", "Dropout"}});
-  if (!wants_output(c, 1)) return {y};
   DType mt = c.opset() < 10 ? x.dtype() : boolean();
   Tensor mask = compute(x.shape(), [&](const std::vector<Var> &) { return imm(1, mt); }, c.name() + ".mask", "",
                         ops::default_axis_names(x.ndim()));
@@ -250,7 +250,7 @@ const OpTable &loss_ops() {
       {"LayerNormalization", {l_layer_norm, OpPattern::Reduce}},
       {"InstanceNormalization", {l_instance_norm, OpPattern::Reduce}},
       {"MeanVarianceNormalization", {l_mvn, OpPattern::Reduce}},
-      {"Dropout", {l_dropout, OpPattern::Injective}},  // not View: the mask is a second output
+      {"Dropout", {l_dropout, OpPattern::View}},  // Injective where the mask is wanted (op_pattern)
   };
   return r;
 }

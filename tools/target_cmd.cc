@@ -8,6 +8,7 @@
 
 #include "codegen/host_target.h"
 #include "runtime/cpu_features.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 #include "tuning_logs/target_info.h"
 
@@ -27,8 +28,7 @@ std::string joined(const std::vector<std::string> &v, const char *sep) {
 void add_target_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("target", "Print this CPU, its instruction-set extensions and the Halide target chosen for it");
   auto threads = std::make_shared<int>(0);
-  cmd->add_option("--threads", *threads, "thread count of the tuning-log target key shown (default: the machine's cores)")
-      ->check(CLI::NonNegativeNumber);
+  add_threads_option(cmd, *threads, "thread count of the tuning-log target key shown");
   cmd->callback([threads] {
     rt::CpuidWords words = rt::read_cpuid();
     tuning_log::TargetInfo info = tuning_log::host_target_info(*threads);

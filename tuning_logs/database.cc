@@ -226,6 +226,14 @@ void TuningLog::close() noexcept {
   if (db_) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
+    // A writable log passed check_before_write when opened; what changed it
+    // since is this process's own writes (and the WAL checkpoint on close),
+    // so its new state needs no second quick_check on the next open.
+    FileState state;
+    if (!read_only_ && file_state(path_, &state)) {
+      std::lock_guard<std::mutex> lk(checked_mu);
+      checked_files().insert(state);
+    }
   }
 }
 

@@ -317,14 +317,21 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   res.link_s = now_s() - t2;
 
   // ---- weights, plan, manifest ----
+  // Size and SHA-256 of every file of the export: those written here from
+  // memory, the rest (libmodel.so, *.ptx) read back from disk.
+  nlohmann::ordered_json file_digests = nlohmann::ordered_json::object();
+  auto write_and_digest = [&](const std::string &name, const std::string &data) {
+    write_file(out_dir + "/" + name, data);
+    file_digests[name] = {{"bytes", data.size()}, {"sha256", rt::sha256_hex(data.data(), data.size())}};
+  };
   {
     std::string w(rt::kWeightsMagic, sizeof(rt::kWeightsMagic));
     uint64_t n = weights.size();
     w.append(reinterpret_cast<const char *>(&n), 8);
     w += weights;
-    write_file(out_dir + "/weights.bin", w);
+    write_and_digest("weights.bin", w);
   }
-  write_file(out_dir + "/graph.bin", plan.encode());
+  write_and_digest("graph.bin", plan.encode());
   {
     // nlohmann's ordered_json keeps the fields in this order; check_export() (runtime/export_check.h) reads
     // format, halide_target, required_extensions and files.
@@ -353,16 +360,17 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     js["schedules"] = o.tuned_note.empty() ? (o.compile.schedule_for ? "schedule_for hook" : "default schedules") : o.tuned_note;
     js["tuning_db"] = o.tuning_db.empty() ? ojson(nullptr) : ojson(o.tuning_db);
     js["weights_bytes"] = res.weights_bytes, js["buffer_bytes"] = res.buffer_bytes, js["no_reuse_bytes"] = res.no_reuse_bytes;
-    // Size and SHA-256 of every file of the export, as written: a truncated or altered file is refused before loading.
-    std::vector<std::string> files = {"libmodel.so", "graph.bin", "weights.bin"};
+    // A truncated or altered file is refused before loading (check_export).
+    std::vector<std::string> on_disk = {"libmodel.so"};
     if (gpu)
-      for (const auto &k : plan.kernels) files.push_back(k.name + ".ptx");
+      for (const auto &k : plan.kernels) on_disk.push_back(k.name + ".ptx");
     ojson fj = ojson::object();
-    for (const auto &f : files) {
+    for (const auto &f : on_disk) {
       long long bytes = 0;
       std::string digest = rt::sha256_file_hex(out_dir + "/" + f, &bytes);
       fj[f] = {{"bytes", bytes}, {"sha256", digest}};
     }
+    fj.update(file_digests);
     js["files"] = fj;
     write_file(out_dir + "/" + rt::kManifestFile, js.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
   }

@@ -62,7 +62,7 @@ bool try_fold_node(Graph &g, int id, int64_t max_elements) {
     if (checked_num_elements(g.values[o].shape, max_elements) < 0) return false;
   }
   // View ops: reshape the data directly.
-  OpPattern p = op_pattern(n.op);
+  OpPattern p = op_pattern(n);
   if (p == OpPattern::View) {
     if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty() || n.outputs[0] < 0) return false;
     const NDArray &in = *g.values[n.inputs[0]].data;

@@ -53,7 +53,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
   std::vector<int> order = g.topo_order();
   for (int id : order) {
     const Node &n = g.nodes[id];
-    OpPattern p = op_pattern(n.op);
+    OpPattern p = op_pattern(n);
     int join = -1;
     if (options.fuse && p == OpPattern::Elemwise && !n.outputs.empty() && n.outputs[0] >= 0) {
       const Shape &out = g.values[n.outputs[0]].shape;
