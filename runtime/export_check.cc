@@ -64,8 +64,10 @@ ExportManifest read_manifest(const std::string &dir) {
   } catch (const nlohmann::json::exception &e) {
     throw ParseError(path + ": missing or mistyped field (" + e.what() + ")");
   }
-  bool has_lib = std::any_of(m.files.begin(), m.files.end(), [](const ExportManifest::File &x) { return x.name == "libmodel.so"; });
-  if (!has_lib) throw ParseError(path + ": 'files' has no checksum of libmodel.so");
+  for (const char *name : {"libmodel.so", "graph.bin", "weights.bin"}) {
+    bool listed = std::any_of(m.files.begin(), m.files.end(), [&](const ExportManifest::File &x) { return x.name == name; });
+    if (!listed) throw ParseError(path + ": 'files' has no checksum of " + name);
+  }
   return m;
 }
 
@@ -78,7 +80,8 @@ std::vector<std::string> missing_cpu_extensions(const ExportManifest &m, const s
   return r;
 }
 
-ExportManifest check_export(const std::string &dir, const std::set<std::string> &have) {
+ExportManifest check_export(const std::string &dir, const std::set<std::string> &have,
+                            std::map<std::string, std::string> *keep) {
   ExportManifest m = read_manifest(dir);
   std::vector<std::string> missing = missing_cpu_extensions(m, have);
   if (!missing.empty())
@@ -90,7 +93,15 @@ ExportManifest check_export(const std::string &dir, const std::set<std::string> 
   for (const auto &file : order) {
     const std::string path = dir + "/" + file.name;
     long long bytes = 0;
-    std::string digest = sha256_file_hex(path, &bytes);
+    std::string digest;
+    auto held = keep ? keep->find(file.name) : std::map<std::string, std::string>::iterator{};
+    if (keep && held != keep->end()) {
+      held->second = read_export_file(path);
+      bytes = static_cast<long long>(held->second.size());
+      digest = sha256_hex(held->second.data(), held->second.size());
+    } else {
+      digest = sha256_file_hex(path, &bytes);
+    }
     if (bytes != file.bytes || digest != file.sha256)
       throw ExportCheckError(path + ": SHA-256 differs from " + kManifestFile + " (file truncated or altered" +
                              (bytes != file.bytes ? ": " + std::to_string(bytes) + " bytes, " + kManifestFile + " says " +

@@ -12,6 +12,7 @@
 // CPU extension); its PTX files are checksummed like the others.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ struct ExportManifest {
     long long bytes = 0;
     std::string sha256;  ///< 64 lower-case hex digits
   };
-  std::vector<File> files;  ///< in manifest order; libmodel.so among them
+  std::vector<File> files;  ///< in manifest order; libmodel.so, graph.bin and weights.bin among them
 };
 
 /**
@@ -69,7 +70,10 @@ std::vector<std::string> missing_cpu_extensions(const ExportManifest &m, const s
  *      ExportCheckError "DIR/F: SHA-256 differs from manifest.json (file
  *      truncated or altered)" when its size or digest differs.
  * `have` defaults to this CPU's usable extensions (host_extensions()).
+ * Files named as keys of `*keep` are read once into its values and digested
+ * from there, for a caller that needs their bytes (no second read).
  */
-ExportManifest check_export(const std::string &dir, const std::set<std::string> &have = host_extensions());
+ExportManifest check_export(const std::string &dir, const std::set<std::string> &have = host_extensions(),
+                            std::map<std::string, std::string> *keep = nullptr);
 
 }  // namespace tetune::rt

@@ -85,9 +85,12 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
   m->impl_.reset(new Impl());
   Impl &im = *m->impl_;
   const std::string gpath = dir + "/graph.bin", wpath = dir + "/weights.bin", lpath = dir + "/libmodel.so";
-  // Before anything is read or dlopen()ed: this CPU runs the library, and every file is the one exported.
-  const ExportManifest manifest = check_export(dir);
-  m->plan_ = Plan::decode(read_export_file(gpath), gpath);
+  // Before anything is decoded or dlopen()ed: this CPU runs the library, and every file is the one
+  // exported. graph.bin and weights.bin are read once, by the check, which digests these bytes.
+  std::map<std::string, std::string> files = {{"graph.bin", ""}, {"weights.bin", ""}};
+  const ExportManifest manifest = check_export(dir, host_extensions(), &files);
+  const std::string &w = files["weights.bin"];
+  m->plan_ = Plan::decode(files["graph.bin"], gpath);
   Plan &p = m->plan_;
   if (p.halide_target != manifest.halide_target)
     throw ExportCheckError(dir + "/" + kManifestFile + ": target " + manifest.halide_target + " differs from " + gpath + "'s " +
@@ -95,7 +98,6 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
 
   // weights
   {
-    std::string w = read_export_file(wpath);
     const size_t hdr = sizeof(kWeightsMagic) + 8;
     if (w.size() < hdr || std::memcmp(w.data(), kWeightsMagic, sizeof(kWeightsMagic)) != 0)
       throw ParseError(wpath + ": not a tetune weights file (bad magic)");
