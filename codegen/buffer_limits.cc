@@ -35,13 +35,19 @@ std::string format_bytes(int64_t bytes) {
   return b;
 }
 
+std::string buffer_too_large(const Shape &shape, DType dtype) {
+  int64_t n = tensor_bytes(shape, dtype);
+  if (n <= kMaxBufferBytes) return "";
+  return "(" + shape_str(shape) + " " + dtype.str() + ") is " + format_bytes(n) +
+         ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index";
+}
+
 void check_tensor_sizes(const std::vector<Tensor> &tensors, const std::string &what) {
   int64_t total = 0;
   for (const Tensor &t : tensors) {
     int64_t n = tensor_bytes(t.shape(), t.dtype());
-    if (n > kMaxBufferBytes)
-      throw ShapeError(what + ": tensor '" + t.name() + "' (" + shape_str(t.shape()) + " " + t.dtype().str() + ") is " +
-                       format_bytes(n) + ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index");
+    std::string too_large = buffer_too_large(t.shape(), t.dtype());
+    if (!too_large.empty()) throw ShapeError(what + ": tensor '" + t.name() + "' " + too_large);
     total += n;  // no overflow: each term is below 2^31
   }
   int64_t ram = physical_memory_bytes();

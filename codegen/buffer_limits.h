@@ -29,6 +29,13 @@ int64_t tensor_bytes(const Shape &shape, DType dtype);
 std::string format_bytes(int64_t bytes);
 
 /**
+ * "" when a tensor of this shape and dtype fits in one Halide buffer, else the
+ * end of a sentence saying why not: "(1x3x48000x19200 float32) is 11.1 GB,
+ * more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index".
+ */
+std::string buffer_too_large(const Shape &shape, DType dtype);
+
+/**
  * Checks that each tensor fits in one Halide buffer (kMaxBufferBytes) and
  * that all of them together fit in this machine's physical memory. Raises
  * ShapeError, one sentence that starts with `what` (the input at fault, e.g.

@@ -890,11 +890,9 @@ std::vector<Tensor> lower_node(LowerContext &ctx) {
   for (size_t i = 0; i < outs.size(); i++) {
     if (!outs[i].defined()) continue;
     ctx.check_shape(outs[i].shape(), "output " + std::to_string(i) + " shape");
-    int64_t bytes = tensor_bytes(outs[i].shape(), outs[i].dtype());
-    if (bytes > kMaxBufferBytes)
-      ctx.shape_fail("output " + std::to_string(i) + " (" + shape_str(outs[i].shape()) + " " + outs[i].dtype().str() +
-                     ") is " + format_bytes(bytes) +
-                     ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index (a smaller --input-shape?)");
+    std::string too_large = buffer_too_large(outs[i].shape(), outs[i].dtype());
+    if (!too_large.empty())
+      ctx.shape_fail("output " + std::to_string(i) + " " + too_large + " (a smaller --input-shape?)");
   }
   return outs;
 }

@@ -280,10 +280,9 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
         checked_num_elements(shape, kMaxShapeElements) < 0)
       throw ShapeError("model '" + source + "': input '" + vi.name() + "' has shape " + shape_str(shape) + " with more than " +
                        std::to_string(kMaxShapeElements) + " elements");
-    if (int64_t bytes = tensor_bytes(shape, dt); bytes > kMaxBufferBytes)
+    if (std::string too_large = buffer_too_large(shape, dt); !too_large.empty())
       throw ShapeError(std::string(it != options.input_shapes.end() ? "--input-shape " : "") + "input '" + vi.name() +
-                       "' of model '" + source + "' (" + shape_str(shape) + " " + dt.str() + ") is " + format_bytes(bytes) +
-                       ", more than the 2.1 GB (2^31 - 1 bytes) one Halide 14 buffer can index");
+                       "' of model '" + source + "' " + too_large);
     int v = g.add_value(vi.name(), shape, dt, true);
     g.values[v].is_input = true;
     g.inputs.push_back(v);
