@@ -17,7 +17,7 @@ std::string DType::str() const {
 
 DType DType::parse(const std::string &name) {
   for (DType t : {float32(), float16(), bfloat16(), int8(), int32(), int64(), uint8(), boolean(),
-                  DType{Float, 64}, DType{Int, 16}, DType{UInt, 16}, DType{UInt, 32}}) {
+                  float64(), int16(), uint16(), uint32(), uint64()}) {
     if (t.str() == name) return t;
   }
   throw DTypeError("unknown dtype '" + name + "'");

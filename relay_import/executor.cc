@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "schedules/default_schedule.h"
+#include "relay_import/host_ops.h"
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
@@ -110,7 +111,7 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
   std::set<std::string> keys;
   for (auto &grp : groups) {
     if (grp.kind == FusedGroup::View) stats->view_groups++;
-    else {
+    else if (grp.kind == FusedGroup::Kernel) {
       stats->kernel_groups++;
       keys.insert(grp.task.workload_key);
     }
@@ -147,7 +148,7 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
       try {
         Schedule s = options.schedule_for ? options.schedule_for(grp.task)
                      : options.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : schedules::simple_cpu_schedule(grp.te_outputs, 8, options.threads);
+                                                      : schedules::default_schedule(grp.te_outputs, options.target.is_gpu(), options.threads);
         auto k = std::make_shared<Kernel>(Kernel::build(s, options.target));
         cache[grp.task.workload_key] = k;
         (*ks)[i] = k;
@@ -169,12 +170,14 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
 CompiledModel compile_model(Graph g, const CompileOptions &options) {
   CompiledModel m;
   build(std::move(g), options, true, &m, &m.kernels_, &m.release_after_, &m.groups_, &m.plan_, &m.stats_, &m.graph_);
+  m.dynamic_ = dynamic_axes(m.graph_);
   return m;
 }
 
 CompiledModel compile_groups_only(Graph g, const CompileOptions &options) {
   CompiledModel m;
   build(std::move(g), options, false, &m, &m.kernels_, &m.release_after_, &m.groups_, &m.plan_, &m.stats_, &m.graph_);
+  m.dynamic_ = dynamic_axes(m.graph_);
   return m;
 }
 
@@ -209,6 +212,12 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray> &inputs) cons
     if (g.values[v].is_const()) return *g.values[v].data;
     throw RuntimeError("value '" + g.values[v].name + "' is not available (internal error)");
   };
+  std::map<int, int64_t> count;  // host-op output value -> its real extent along the dynamic axis
+  auto trimmed = [&](int v) -> NDArray {
+    const NDArray &a = get(v);
+    const DynamicAxis &d = dynamic_[v];
+    return d.axis < 0 ? a : take_leading(a, d.axis, count.at(d.source));
+  };
   group_times_.assign(groups_.size(), 0.0);
   for (size_t s = 0; s < groups_.size(); s++) {
     const FusedGroup &grp = groups_[s];
@@ -217,6 +226,18 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray> &inputs) cons
       const Node &n = g.nodes[grp.nodes.at(0)];
       int out = n.outputs.at(0);
       env[out] = get(n.inputs.at(0)).reshaped(g.values[out].shape);
+    } else if (grp.kind == FusedGroup::Host) {
+      // data-dependent op: exact inputs in, outputs padded to their bound (host_ops.h)
+      const Node &n = g.nodes[grp.nodes.at(0)];
+      std::vector<NDArray> ins;
+      for (int v : n.inputs) ins.push_back(v < 0 ? NDArray() : trimmed(v));
+      std::vector<NDArray> outs = run_host_op(n, ins);
+      for (size_t k = 0; k < n.outputs.size() && k < outs.size(); k++) {
+        int o = n.outputs[k];
+        if (o < 0) continue;
+        if (dynamic_[o].axis >= 0) count[o] = outs[k].shape().at(dynamic_[o].axis);
+        env[o] = pad_to(outs[k], g.values[o].shape);
+      }
     } else {
       if (!kernels_[s]) throw RuntimeError("model was compiled without kernels (compile_groups_only)");
       std::vector<NDArray> args;
@@ -231,7 +252,7 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray> &inputs) cons
     group_times_[s] = now_s() - t0;
   }
   std::vector<NDArray> res;
-  for (int v : g.outputs) res.push_back(get(v));
+  for (int v : g.outputs) res.push_back(trimmed(v));
   return res;
 }
 

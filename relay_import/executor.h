@@ -26,6 +26,7 @@
 
 #include "workload/task.h"
 #include "codegen/kernel.h"
+#include "relay_import/dynamic_rows.h"
 #include "relay_import/graph.h"
 #include "relay_import/passes/fusion.h"
 #include "schedule/schedule.h"
@@ -96,7 +97,9 @@ class CompiledModel {
 
   /**
    * Runs the model; inputs in graph-input order. Raises ShapeError naming the
-   * input when a count, shape or dtype differs.
+   * input when a count, shape or dtype differs. An output with a
+   * data-dependent extent (NonZero, NonMaxSuppression, ... see host_ops.h) is
+   * trimmed to its real extent.
    */
   std::vector<NDArray> run(const std::vector<NDArray> &inputs) const;
   /** By name; raises ShapeError naming a missing or unknown input. */
@@ -116,6 +119,7 @@ class CompiledModel {
   std::vector<FusedGroup> groups_;
   std::vector<std::shared_ptr<Kernel>> kernels_;  // per group (null for views)
   std::vector<std::vector<int>> release_after_;   // per group: values to free after it
+  std::vector<DynamicAxis> dynamic_;               // per value: data-dependent axis (host_ops.h)
   MemoryPlan plan_;
   CompileStats stats_;
   mutable std::vector<double> group_times_;

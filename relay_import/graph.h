@@ -20,9 +20,15 @@
 namespace tetune {
 namespace relay {
 
-/** One attribute value (ONNX AttributeProto, minus graphs). */
+class Graph;
+
+/**
+ * One attribute value (ONNX AttributeProto). Graph holds a control-flow body
+ * (If / Loop / Scan) that the importer inlines before shape inference; its
+ * free values (no producer, not an input or constant) name outer-scope values.
+ */
 struct Attr {
-  enum Kind { Int, Float, String, Ints, Floats, Strings, Tensor } kind = Int;
+  enum Kind { Int, Float, String, Ints, Floats, Strings, Tensor, Graph } kind = Int;
   int64_t i = 0;
   double f = 0;
   std::string s;
@@ -30,6 +36,7 @@ struct Attr {
   std::vector<double> floats;
   std::vector<std::string> strings;
   std::shared_ptr<NDArray> t;
+  std::shared_ptr<const relay::Graph> g;
 
   static Attr of_int(int64_t v) { Attr a; a.kind = Int; a.i = v; return a; }
   static Attr of_float(double v) { Attr a; a.kind = Float; a.f = v; return a; }

@@ -1,6 +1,7 @@
 #include "relay_import/lowering.h"
 
 #include "relay_import/lowering_internal.h"
+#include "relay_import/expansion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,6 @@
 #include "te/ops/norm.h"
 #include "te/ops/pool.h"
 #include "te/ops/reduce.h"
-#include "te/ops/resize.h"
 #include "te/ops/softmax.h"
 #include "te/ops/transform.h"
 
@@ -131,10 +131,15 @@ DType dtype_from_onnx(int code, const std::string &what) {
     case 1: return float32();
     case 2: return uint8();
     case 3: return int8();
+    case 4: return uint16();
+    case 5: return int16();
     case 6: return int32();
     case 7: return int64();
     case 9: return boolean();
     case 10: return float16();
+    case 11: return float64();
+    case 12: return uint32();
+    case 13: return uint64();
     case 16: return bfloat16();
     default: break;
   }
@@ -230,7 +235,10 @@ LOWER(l_add) { return {binop(c, BinaryOp::Add, "Add")}; }
 LOWER(l_sub) { return {binop(c, BinaryOp::Sub, "Sub")}; }
 LOWER(l_mul) { return {binop(c, BinaryOp::Mul, "Mul")}; }
 LOWER(l_div) { return {binop(c, BinaryOp::Div, "Div")}; }
-LOWER(l_pow) { return {binop(c, BinaryOp::Pow, "Pow")}; }
+LOWER(l_pow) {
+  if (!c.in(0).dtype().is_float()) return {int_pow(c)};
+  return {binop(c, BinaryOp::Pow, "Pow")};
+}
 LOWER(l_equal) { return {binop(c, BinaryOp::EQ, "Equal")}; }
 LOWER(l_less) { return {binop(c, BinaryOp::LT, "Less")}; }
 LOWER(l_less_eq) { return {binop(c, BinaryOp::LE, "LessOrEqual")}; }
@@ -307,6 +315,12 @@ LOWER(l_thresholded_relu) {
 LOWER(l_prelu) {
   Tensor x = c.in(0), s = c.in(1);
   if (s.dtype() != x.dtype()) c.fail("slope dtype differs");
+  // PRelu-1 / -6 (before NumPy broadcasting): a 1-D slope of x's channel count is per channel (axis 1).
+  if (c.opset() < 7 && s.ndim() == 1 && x.ndim() > 2 && s.shape()[0] == x.shape()[1] && s.shape()[0] != 1) {
+    Shape cs(static_cast<size_t>(x.ndim() - 1), 1);
+    cs[0] = s.shape()[0];
+    s = ops::reshape(s, cs, c.name() + ".slope");
+  }
   Shape out = ops::broadcast_shapes(x.shape(), s.shape());
   if (out != x.shape()) c.fail("slope " + shape_str(s.shape()) + " does not broadcast to " + shape_str(x.shape()));
   Tensor t = compute(out, [&](const std::vector<Var> &i) {
@@ -458,38 +472,57 @@ LOWER(l_batch_norm) {
 }
 
 // ---- pooling --------------------------------------------------------------------
-void check_pool(LowerContext &c, const Tensor &x) {
-  if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D pooling (only 2-D)");
+// Pooling attributes; 1-D pooling runs as 2-D pooling over [N, C, 1, L]
+// (kernel, stride and dilation 1 along the added axis, no padding on it).
+struct PoolArgs {
+  Tensor x;  // rank 4
+  std::vector<int64_t> k, s, d, pads;
+  bool lifted = false;  // a 1-D input reshaped to [N, C, 1, L]
+};
+
+PoolArgs pool_args(LowerContext &c) {
+  PoolArgs p;
+  p.x = c.in(0);
   if (c.node().outputs.size() > 1 && c.node().outputs[1] >= 0) c.unsupported("Indices output");
+  int r = p.x.ndim() - 2;
+  if (r != 1 && r != 2) c.unsupported(std::to_string(r) + "-D pooling (only 1-D and 2-D)");
+  p.k = c.ints_attr("kernel_shape", {}, r, 1);
+  p.s = c.ints_attr("strides", std::vector<int64_t>(r, 1), r, 1);
+  p.d = c.ints_attr("dilations", std::vector<int64_t>(r, 1), r, 1);
+  std::string ap = c.node().attr_s("auto_pad", "NOTSET");
+  if (ap == "NOTSET") p.pads = c.ints_attr("pads", std::vector<int64_t>(2 * r, 0), 2 * r, 0);
+  if (r == 1) {
+    const Shape &xs = p.x.shape();
+    p.x = ops::reshape(p.x, {xs[0], xs[1], 1, xs[2]}, c.name() + ".as2d");
+    p.k.insert(p.k.begin(), 1), p.s.insert(p.s.begin(), 1), p.d.insert(p.d.begin(), 1);
+    if (!p.pads.empty()) p.pads = {0, p.pads[0], 0, p.pads[1]};
+    p.lifted = true;
+  }
+  if (ap == "VALID") p.pads = {0, 0, 0, 0};
+  else if (ap != "NOTSET") p.pads = auto_pads(c, {p.x.shape()[2], p.x.shape()[3]}, p.k, p.s, p.d, false, {0, 0});
+  return p;
 }
 
-std::vector<int64_t> pool_pads(LowerContext &c, const Tensor &x, const std::vector<int64_t> &k,
-                               const std::vector<int64_t> &s, const std::vector<int64_t> &d) {
-  std::string ap = c.node().attr_s("auto_pad", "NOTSET");
-  if (ap == "NOTSET") return c.ints_attr("pads", {0, 0, 0, 0}, 4, 0);
-  if (ap == "VALID") return {0, 0, 0, 0};
-  return auto_pads(c, {x.shape()[2], x.shape()[3]}, k, s, d, false, {0, 0});
+// The pooled [N, C, 1, L'] back to [N, C, L'] for a 1-D input.
+Tensor pool_result(LowerContext &c, const PoolArgs &p, const Tensor &y) {
+  if (!p.lifted) return y;
+  const Shape &ys = y.shape();
+  return ops::reshape(y, {ys[0], ys[1], ys[3]}, c.name() + ".as1d");
 }
 
 LOWER(l_max_pool) {
-  Tensor x = c.in(0);
-  check_pool(c, x);
+  PoolArgs p = pool_args(c);
   if (c.node().attr_i("storage_order", 0) != 0) c.unsupported("storage_order=1");
-  auto k = c.ints_attr("kernel_shape", {}, 2, 1);
-  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
-  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
-  return {ops::max_pool2d(x, k, s, pool_pads(c, x, k, s, d), d, c.node().attr_i("ceil_mode", 0) != 0, c.name())};
+  Tensor y = ops::max_pool2d(p.x, p.k, p.s, p.pads, p.d, c.node().attr_i("ceil_mode", 0) != 0, c.name());
+  return {pool_result(c, p, y)};
 }
 
 LOWER(l_avg_pool) {
-  Tensor x = c.in(0);
-  check_pool(c, x);
-  auto k = c.ints_attr("kernel_shape", {}, 2, 1);
-  auto s = c.ints_attr("strides", {1, 1}, 2, 1);
-  auto d = c.ints_attr("dilations", {1, 1}, 2, 1);
-  if (d != std::vector<int64_t>{1, 1}) c.unsupported("dilated AveragePool");
-  return {ops::avg_pool2d(x, k, s, pool_pads(c, x, k, s, d), c.node().attr_i("ceil_mode", 0) != 0,
-                          c.node().attr_i("count_include_pad", 0) != 0, c.name())};
+  PoolArgs p = pool_args(c);
+  if (p.d != std::vector<int64_t>{1, 1}) c.unsupported("dilated AveragePool");
+  Tensor y = ops::avg_pool2d(p.x, p.k, p.s, p.pads, c.node().attr_i("ceil_mode", 0) != 0,
+                             c.node().attr_i("count_include_pad", 0) != 0, c.name());
+  return {pool_result(c, p, y)};
 }
 
 LOWER(l_global_avg_pool) {
@@ -658,53 +691,6 @@ LOWER(l_pad) {
   return {ops::pad(x, pads, mode, value, c.name())};
 }
 
-void check_scales(LowerContext &c, const Tensor &x, const std::vector<double> &scales) {
-  for (int a = 2; a < 4; a++)
-    if (!std::isfinite(scales[a]) || scales[a] <= 0 || static_cast<double>(x.shape()[a]) * scales[a] > double(int64_t(1) << 24))
-      c.attr_fail("scale " + std::to_string(scales[a]) + " of axis " + std::to_string(a) + " must be positive, finite and not overflow");
-}
-
-LOWER(l_resize) {
-  Tensor x = c.in(0);
-  if (x.ndim() != 4) c.unsupported("Resize of a rank-" + std::to_string(x.ndim()) + " tensor (only NCHW)");
-  std::string mode = c.node().attr_s("mode", "nearest");
-  std::string ctm = c.node().attr_s("coordinate_transformation_mode", "half_pixel");
-  std::string nm = c.node().attr_s("nearest_mode", "round_prefer_floor");
-  if (c.opset() < 11) ctm = "asymmetric", nm = "floor";
-  if (mode != "nearest" && mode != "linear") c.unsupported("mode " + mode);
-  if (ctm == "tf_crop_and_resize") c.unsupported("coordinate_transformation_mode tf_crop_and_resize");
-  if (c.node().attr_i("exclude_outside", 0) != 0) c.unsupported("exclude_outside=1");
-  if (c.node().has_attr("axes")) c.unsupported("axes attribute");
-  if (c.node().attr_s("keep_aspect_ratio_policy", "stretch") != "stretch") c.unsupported("keep_aspect_ratio_policy");
-  std::vector<double> scales;
-  std::vector<int64_t> sizes;
-  if (c.opset() < 11) {
-    int si = c.opset() < 10 ? -1 : 1;
-    if (si < 0) scales = c.node().attr_floats("scales");
-    else scales = c.const_floats(1, "scales");
-  } else {
-    if (c.has(3) && c.cdata(3) && c.cdata(3)->size() > 0) sizes = c.const_ints(3, "sizes");
-    else if (c.has(2)) scales = c.const_floats(2, "scales");
-  }
-  if (!sizes.empty()) {
-    if (sizes.size() != 4 || sizes[0] != x.shape()[0] || sizes[1] != x.shape()[1]) c.unsupported("resizing N or C");
-    return {ops::resize(x, {sizes[2], sizes[3]}, mode, ctm, nm, c.name())};
-  }
-  if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) c.unsupported("scales on N or C (or no scales)");
-  check_scales(c, x, scales);
-  return {ops::resize_scales(x, {scales[2], scales[3]}, mode, ctm, nm, c.name())};
-}
-
-LOWER(l_upsample) {
-  Tensor x = c.in(0);
-  if (x.ndim() != 4) c.unsupported("Upsample of a non-NCHW tensor");
-  std::string mode = c.node().attr_s("mode", "nearest");
-  std::vector<double> scales = c.opset() < 9 ? c.node().attr_floats("scales") : c.const_floats(1, "scales");
-  if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) c.unsupported("scales on N or C");
-  check_scales(c, x, scales);
-  return {ops::resize_scales(x, {scales[2], scales[3]}, mode, "asymmetric", "floor", c.name())};
-}
-
 // Constant generators (always folded in practice).
 LOWER(l_constant_of_shape) {
   Shape s = c.const_ints(0, "shape");
@@ -813,8 +799,6 @@ const OpTable &core_ops() {
       {"Gather", {l_gather, OpPattern::Injective}},
       {"Expand", {l_expand, OpPattern::Injective}},
       {"Pad", {l_pad, OpPattern::Injective}},
-      {"Resize", {l_resize, OpPattern::Injective}},
-      {"Upsample", {l_upsample, OpPattern::Injective}},
       {"ConstantOfShape", {l_constant_of_shape, OpPattern::Injective}},
       {"Range", {l_range, OpPattern::Injective}},
   };
@@ -830,7 +814,9 @@ const lowering::OpTable &registry() {
   static const lowering::OpTable r = [] {
     lowering::OpTable all;
     for (const lowering::OpTable *t :
-         {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops()})
+         {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops(),
+          &lowering::rnn_ops(), &lowering::dynamic_ops(), &lowering::select_ops(), &lowering::resize_ops(), &lowering::quant_ops(),
+          &lowering::integer_ops()})
       for (const auto &kv : *t)
         if (!all.emplace(kv.first, kv.second).second)
           throw Error("internal error: ONNX op '" + kv.first + "' has two lowerings");
@@ -842,7 +828,7 @@ const lowering::OpTable &registry() {
 }  // namespace
 
 bool is_supported_op(const std::string &op) {
-  return registry().count(op) != 0 || op == "Constant" || op == "Shape" || op == "Size";
+  return registry().count(op) != 0 || is_expanded_op(op) || op == "Constant" || op == "Shape" || op == "Size";
 }
 
 std::vector<std::string> supported_ops() {
@@ -851,6 +837,7 @@ std::vector<std::string> supported_ops() {
   v.push_back("Constant");
   v.push_back("Shape");
   v.push_back("Size");
+  for (const char *op : {"RNN", "LSTM", "GRU", "If", "Loop", "Scan"}) v.push_back(op);
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -865,6 +852,7 @@ OpPattern op_pattern(const Node &n) {
 std::vector<Tensor> lower_node(LowerContext &ctx) {
   auto it = registry().find(ctx.node().op);
   if (it == registry().end()) ctx.fail("unsupported op type '" + ctx.node().op + "'");
+  if (ctx.opset() < 7) lowering::check_legacy_opset(ctx);
   std::vector<Tensor> outs;
   try {
     outs = it->second.fn(ctx);

@@ -21,6 +21,7 @@ enum class OpPattern {
   View,       // same data, new shape (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
   Anchor,     // conv / matmul: epilogues fuse into it
   Reduce,     // reductions, pooling, softmax
+  Host,       // data-dependent output size (NonZero, NonMaxSuppression): run by the executor, see host_ops.h
 };
 
 class LowerContext {

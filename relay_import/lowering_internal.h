@@ -45,6 +45,32 @@ const OpTable &core_ops();      // lowering.cc
 const OpTable &math_ops();      // lowering_math.cc: unary math, bitwise, float64-capable elementwise
 const OpTable &indexing_ops();  // lowering_indexing.cc: arg/reduce variants, gather/scatter, tile, depth/space
 const OpTable &loss_ops();      // lowering_loss.cc: losses, normalization extras
+const OpTable &rnn_ops();       // lowering_rnn.cc: the per-step cells of unrolled RNN / LSTM / GRU
+const OpTable &dynamic_ops();   // lowering_dynamic.cc: data-dependent output size (host ops)
+const OpTable &select_ops();    // lowering_select.cc: TopK, LRN, windows, sequence / spatial sampling
+const OpTable &resize_ops();    // lowering_resize.cc: Resize, Upsample
+const OpTable &quant_ops();     // lowering_quant.cc: QuantizeLinear family, integer / QLinear products
+const OpTable &integer_ops();   // lowering_integer.cc: BitShift
+
+/** ONNX Pow with an integer base (lowering_integer.cc); l_pow hands it integer bases. */
+Tensor int_pow(LowerContext &c);
+
+/**
+ * For a graph of opset 1..6 (lowering_legacy.cc): "unsupported" ImportError for
+ * node variants whose pre-opset-7 semantics the lowerings do not compute
+ * (legacy broadcast at a non-trailing axis, Cast-1, Tile-1, training-mode
+ * BatchNormalization-6, ...); returns for all others.
+ */
+void check_legacy_opset(LowerContext &c);
+
+/**
+ * Conv / ConvTranspose padding {top, left, bottom, right} from 'pads' and
+ * 'auto_pad' for a 2-D kernel k, strides s, dilations d over input extents
+ * in_hw (lowering.cc); "unsupported" ImportError for malformed lengths or values.
+ */
+std::vector<int64_t> auto_pads(LowerContext &c, const Shape &in_hw, const std::vector<int64_t> &k,
+                               const std::vector<int64_t> &s, const std::vector<int64_t> &d, bool transpose,
+                               const std::vector<int64_t> &outpad);
 
 }  // namespace lowering
 }  // namespace relay

@@ -79,8 +79,23 @@ NDArray tensor_from_proto(const onnx::TensorProto &t, const std::string &what) {
       break;
     case onnx::TensorProto::FLOAT16:
     case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
       if (t.int32_data_size() != n) bad("int32_data", t.int32_data_size());
       for (int64_t i = 0; i < n; i++) a.data<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (t.double_data_size() != n) bad("double_data", t.double_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<double>()[i] = t.double_data(static_cast<int>(i));
+      break;
+    // uint32 and uint64 both travel in uint64_data (onnx.proto, TensorProto).
+    case onnx::TensorProto::UINT32:
+      if (t.uint64_data_size() != n) bad("uint64_data", t.uint64_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<uint32_t>()[i] = static_cast<uint32_t>(t.uint64_data(static_cast<int>(i)));
+      break;
+    case onnx::TensorProto::UINT64:
+      if (t.uint64_data_size() != n) bad("uint64_data", t.uint64_data_size());
+      for (int64_t i = 0; i < n; i++) a.data<uint64_t>()[i] = t.uint64_data(static_cast<int>(i));
       break;
     default:
       throw ImportError("tensor '" + t.name() + "' (" + what + "): unsupported data type " + std::to_string(t.data_type()));
@@ -88,7 +103,9 @@ NDArray tensor_from_proto(const onnx::TensorProto &t, const std::string &what) {
   return a;
 }
 
-Attr attr_from_proto(const onnx::AttributeProto &p, const std::string &where) {
+Graph parse_body(const onnx::GraphProto &gp, int opset, const std::string &where);
+
+Attr attr_from_proto(const onnx::AttributeProto &p, const std::string &where, int opset) {
   Attr a;
   switch (p.type()) {
     case onnx::AttributeProto::INT: a.kind = Attr::Int; a.i = p.i(); break;
@@ -100,6 +117,10 @@ Attr attr_from_proto(const onnx::AttributeProto &p, const std::string &where) {
     case onnx::AttributeProto::TENSOR:
       a.kind = Attr::Tensor;
       a.t = std::make_shared<NDArray>(tensor_from_proto(p.t(), where + " attribute '" + p.name() + "'"));
+      break;
+    case onnx::AttributeProto::GRAPH:
+      a.kind = Attr::Graph;
+      a.g = std::make_shared<Graph>(parse_body(p.g(), opset, where + " attribute '" + p.name() + "'"));
       break;
     default:
       throw ImportError(where + ": attribute '" + p.name() + "' has an unsupported type " + std::to_string(p.type()));
@@ -134,6 +155,59 @@ NDArray constant_node_value(const onnx::NodeProto &n, const std::string &where) 
     throw ImportError(where + ": unsupported Constant attribute '" + k + "'");
   }
   throw ImportError(where + ": Constant node without a value");
+}
+
+// A control-flow body (If / Loop / Scan attribute). Inputs keep their
+// declared dtype with unknown shapes (the expansion binds them); names the
+// body reads but does not define become free values (outer-scope references).
+Graph parse_body(const onnx::GraphProto &gp, int opset, const std::string &where) {
+  Graph b;
+  b.opset = opset;
+  b.source = where;
+  for (const auto &t : gp.initializer()) b.add_const(t.name(), tensor_from_proto(t, where + " initializer"));
+  for (const auto &vi : gp.input()) {
+    if (b.find_value(vi.name()) >= 0) continue;
+    // an untyped input takes the type of what the expansion binds to it
+    if (vi.has_type() && !vi.type().has_tensor_type())
+      throw ImportError(where + ": body input '" + vi.name() + "' is not a tensor (unsupported: sequence / optional / map types)");
+    int v = b.add_value(vi.name());
+    b.values[v].is_input = true;
+    b.inputs.push_back(v);
+  }
+  auto ref = [&](const std::string &name) {
+    int v = b.find_value(name);
+    return v >= 0 ? v : b.add_value(name);  // free: an outer-scope value
+  };
+  std::vector<const onnx::NodeProto *> ps;
+  for (const auto &np : gp.node()) {
+    std::string nw = where + ": " + np.op_type() + " node '" + np.name() + "'";
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      throw ImportError(nw + ": unsupported op type '" + np.op_type() + "' of domain '" + np.domain() + "'");
+    if (np.op_type() == "Constant") {
+      if (np.output_size() != 1) throw ImportError(nw + ": Constant must have one output");
+      b.add_const(np.output(0), constant_node_value(np, nw));
+    } else if (!is_supported_op(np.op_type())) {
+      throw ImportError(nw + ": unsupported op type '" + np.op_type() + "'");
+    } else {
+      ps.push_back(&np);
+    }
+  }
+  std::vector<std::vector<int>> outs;
+  for (const auto *np : ps) {
+    outs.emplace_back();
+    for (const auto &o : np->output()) outs.back().push_back(o.empty() ? -1 : b.add_value(o));
+  }
+  for (size_t k = 0; k < ps.size(); k++) {
+    Node n;
+    n.op = ps[k]->op_type();
+    n.name = ps[k]->name().empty() ? n.op + "_" + std::to_string(k) : ps[k]->name();
+    for (const auto &a : ps[k]->attribute()) n.attrs[a.name()] = attr_from_proto(a, where + ": node '" + n.name + "'", opset);
+    for (const auto &i : ps[k]->input()) n.inputs.push_back(i.empty() ? -1 : ref(i));
+    n.outputs = outs[k];
+    b.add_node(std::move(n));
+  }
+  for (const auto &vo : gp.output()) b.outputs.push_back(ref(vo.name()));
+  return b;
 }
 
 }  // namespace
@@ -219,7 +293,7 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
   for (const auto &os : model.opset_import())
     if (os.domain().empty() || os.domain() == "ai.onnx") g.opset = static_cast<int>(os.version());
   if (g.opset < 0) {
-    if (model.opset_import_size() == 0) g.opset = kMinOpset;  // IR < 3 models carry no opset
+    if (model.opset_import_size() == 0) g.opset = 7;  // IR < 3 models carry no opset: read as opset 7, as before
     else throw ImportError("model '" + source + "' imports no default-domain (ai.onnx) opset (unsupported domains only)");
   }
   if (g.opset < kMinOpset || g.opset > kMaxOpset)
@@ -337,7 +411,7 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
     n.op = np.op_type();
     n.name = pending[k].name;
     std::string where = n.op + " node '" + n.name + "' (opset " + std::to_string(g.opset) + ")";
-    for (const auto &a : np.attribute()) n.attrs[a.name()] = attr_from_proto(a, where);
+    for (const auto &a : np.attribute()) n.attrs[a.name()] = attr_from_proto(a, where, g.opset);
     for (const auto &i : np.input()) {
       if (i.empty()) {
         n.inputs.push_back(-1);

@@ -34,7 +34,7 @@ struct ImportOptions {
 std::map<std::string, Shape> parse_input_shapes(const std::string &spec);
 
 /** Supported default-domain opset range. */
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;  // opsets 1..6: lowering::check_legacy_opset rejects what changed since
 constexpr int kMaxOpset = 21;
 
 Graph import_onnx(const std::string &path, const ImportOptions &options = ImportOptions());

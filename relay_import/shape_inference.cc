@@ -1,5 +1,6 @@
 #include "relay_import/shape_inference.h"
 
+#include "relay_import/expansion.h"
 #include "relay_import/lowering.h"
 #include "relay_import/passes/constant_folding.h"
 #include "base/errors.h"
@@ -62,12 +63,21 @@ void infer_node(Graph &g, int id) {
   }
 }
 
-void infer_shapes(Graph &g, bool fold) {
-  for (int id : g.topo_order()) {
-    infer_node(g, id);
-    if (fold || g.nodes[id].op == "Shape" || g.nodes[id].op == "Size") try_fold_node(g, id);
-    else if (g.nodes[id].op == "Shape" || g.nodes[id].op == "Size") try_fold_node(g, id);
+namespace {
+// Infers (and folds) node id; an expanded op (RNN, Loop, ...) is replaced by
+// new nodes, each inferred the same way as the expansion adds it.
+void infer_and_fold(Graph &g, int id, bool fold) {
+  if (is_expanded_op(g.nodes[id].op)) {
+    expand_node(g, id, [&g, fold](int k) { infer_and_fold(g, k, fold); });
+    return;
   }
+  infer_node(g, id);
+  if (fold || g.nodes[id].op == "Shape" || g.nodes[id].op == "Size") try_fold_node(g, id);
+}
+}  // namespace
+
+void infer_shapes(Graph &g, bool fold) {
+  for (int id : g.topo_order()) infer_and_fold(g, id, fold);
 }
 
 }  // namespace relay

@@ -26,7 +26,9 @@ std::vector<Tensor> lower_with_placeholders(const Graph &g, int id, std::vector<
 void infer_node(Graph &g, int id);
 
 /**
- * Shape inference over the whole graph in topological order; with fold,
+ * Shape inference over the whole graph in topological order. Ops expanded at
+ * import (RNN / LSTM / GRU, If / Loop / Scan; see expansion.h) are replaced
+ * by ordinary nodes when reached, each inferred as it is added. With fold,
  * nodes whose inputs are all constants are evaluated (see
  * passes/constant_folding.h) as they are reached, so shape subgraphs
  * (Shape -> Gather -> Concat -> Reshape) resolve before their consumers.

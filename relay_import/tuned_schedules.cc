@@ -11,6 +11,7 @@
 #include "tuning_logs/database.h"
 #include "tuning_logs/log_set.h"
 #include "tuning_logs/target_info.h"
+#include "runtime/cuda_events.h"
 
 namespace tetune {
 namespace relay {
@@ -22,7 +23,8 @@ class Lookup {
  public:
   Lookup(const TunedLogs &logs, int threads)
       : logs_(tuning_log::LogSet::open({logs.db, logs.shipped})),
-        target_(tuning_log::host_target_info(std::max(1, threads))) {}
+        target_(tuning_log::host_target_info(std::max(1, threads))),
+        cuda_device_(logs.cuda_device) {}
 
   struct Entry {
     bool found = false;
@@ -43,7 +45,7 @@ class Lookup {
    */
   const Entry &resolve(const tetune::Task &task) {
     std::lock_guard<std::mutex> lk(mu_);
-    Entry &e = get_locked(task.workload_key);
+    Entry &e = get_locked(task);
     if (e.resolved) return e;
     e.resolved = true;
     for (size_t i = 0; i < e.records.size() && e.replays < 0; i++) {
@@ -59,10 +61,12 @@ class Lookup {
   std::string describe() const { return logs_.describe(); }
 
  private:
-  Entry &get_locked(const std::string &key) {
+  Entry &get_locked(const tetune::Task &task) {
+    const bool gpu = task.target.is_gpu();
+    const std::string &key = task.workload_key;
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, target_, kReplayTries);
+    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, gpu ? cuda_target(task.threads) : target_, kReplayTries);
     Entry e;
     e.note = b.result.note;
     if (b.record()) {
@@ -75,8 +79,19 @@ class Lookup {
     return cache_.emplace(key, std::move(e)).first->second;
   }
 
+  // A CUDA task's target key: the CPU part is the compiling machine's, as
+  // tune-op's runner records it; kind and device select the GPU's records.
+  tuning_log::TargetInfo cuda_target(int threads) {
+    if (cuda_device_.empty()) cuda_device_ = rt::cuda_device_name();
+    tuning_log::TargetInfo t = tuning_log::host_target_info(std::max(1, threads));
+    t.kind = "cuda";
+    t.device = cuda_device_.empty() ? "no CUDA device on this machine (give the GPU's name)" : cuda_device_;
+    return t;
+  }
+
   tuning_log::LogSet logs_;
   tuning_log::TargetInfo target_;
+  std::string cuda_device_;
   std::mutex mu_;
   std::map<std::string, Entry> cache_;
 };
@@ -91,7 +106,7 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
         stats->untuned_tasks.push_back(line);
       }
       if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
-      return schedules::simple_cpu_schedule(task.outputs, 8, task.threads);
+      return schedules::default_schedule(task.outputs, task.target.is_gpu(), task.threads);
     };
     // The note names the full target key; one line per task says only what is missing.
     if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->describe());

@@ -49,6 +49,12 @@ struct TunedLookupStats {
 struct TunedLogs {
   std::string db;        // replaces the user's log and must exist; "" = the user's log (read once it exists)
   bool shipped = true;   // then the shipped log (tuning_logs/shipped.db), when found
+  /**
+   * The GPU whose records a CUDA task uses (a CUDA target key's device, e.g.
+   * "NVIDIA H100 80GB HBM3"); "" = this machine's CUDA device 0. Records of
+   * another GPU or of a CPU never apply to a CUDA task.
+   */
+  std::string cuda_device;
 };
 
 /** Records of a workload tried, best first, until one replays. */

@@ -135,5 +135,19 @@ double CudaEventTimer::stop_ms() {
   return ms;
 }
 
+std::string cuda_device_name() {
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) return "";
+  auto init = reinterpret_cast<int (*)(unsigned)>(dlsym(cuda, "cuInit"));
+  auto get = reinterpret_cast<int (*)(int *, int)>(dlsym(cuda, "cuDeviceGet"));
+  auto name = reinterpret_cast<int (*)(char *, int, int)>(dlsym(cuda, "cuDeviceGetName"));
+  char buf[256] = {0};
+  int dev = 0;
+  std::string r;
+  if (init && get && name && init(0) == 0 && get(&dev, 0) == 0 && name(buf, sizeof buf, dev) == 0) r = buf;
+  dlclose(cuda);
+  return r;
+}
+
 }  // namespace rt
 }  // namespace tetune

@@ -77,5 +77,13 @@ class CudaEventTimer {
   std::unique_ptr<Impl> impl_;
 };
 
+/**
+ * The name of CUDA device 0 as the driver reports it (cuDeviceGetName, e.g.
+ * "NVIDIA H100 80GB HBM3"): the device part of a CUDA target key. "" when
+ * libcuda.so.1 cannot be loaded or no device answers. Initialises CUDA in this
+ * process: a parent that forks children which use CUDA must call it after them.
+ */
+std::string cuda_device_name();
+
 }  // namespace rt
 }  // namespace tetune

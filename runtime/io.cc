@@ -24,6 +24,11 @@ DType dtype_of_descr(const std::string &d, const std::string &path) {
   if (t == "i4") return int32();
   if (t == "i8") return int64();
   if (t == "b1") return boolean();
+  if (t == "f8") return float64();
+  if (t == "i2") return int16();
+  if (t == "u2") return uint16();
+  if (t == "u4") return uint32();
+  if (t == "u8") return uint64();
   throw ParseError(path + ": unsupported .npy dtype '" + d + "'");
 }
 
@@ -35,6 +40,11 @@ std::string descr_of(DType t) {
   if (t == int32()) return "<i4";
   if (t == int64()) return "<i8";
   if (t == boolean()) return "|b1";
+  if (t == float64()) return "<f8";
+  if (t == int16()) return "<i2";
+  if (t == uint16()) return "<u2";
+  if (t == uint32()) return "<u4";
+  if (t == uint64()) return "<u8";
   throw DTypeError("cannot write " + t.str() + " as .npy");
 }
 
@@ -211,6 +221,11 @@ NDArray read_tensor_pb_file(const std::string &path, std::string *name) {
     case 7: dt = int64(); break;
     case 9: dt = boolean(); break;
     case 10: dt = float16(); break;
+    case 4: dt = uint16(); break;
+    case 5: dt = int16(); break;
+    case 11: dt = float64(); break;
+    case 12: dt = uint32(); break;
+    case 13: dt = uint64(); break;
     case 0: throw ParseError(path + ": not a valid onnx.TensorProto (no data_type)");
     default: throw ParseError(path + ": TensorProto data_type " + std::to_string(data_type) + " is not supported");
   }

@@ -215,20 +215,11 @@ std::string cpu_model(const std::string &cpuinfo) {
   return "unknown CPU";
 }
 
-// The first CUDA device's name through the driver API (after all children ran:
+// The GPU name of a measurement's "device" field (after all children ran:
 // initialising CUDA here before forking would break CUDA in the children).
-std::string gpu_name() {
-  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!cuda) return "unknown GPU (libcuda.so.1 not loadable)";
-  auto init = reinterpret_cast<int (*)(unsigned)>(dlsym(cuda, "cuInit"));
-  auto get = reinterpret_cast<int (*)(int *, int)>(dlsym(cuda, "cuDeviceGet"));
-  auto name = reinterpret_cast<int (*)(char *, int, int)>(dlsym(cuda, "cuDeviceGetName"));
-  char buf[256] = {0};
-  int dev = 0;
-  std::string r = "unknown GPU";
-  if (init && get && name && init(0) == 0 && get(&dev, 0) == 0 && name(buf, sizeof buf, dev) == 0) r = buf;
-  dlclose(cuda);
-  return r;
+std::string gpu_device_name() {
+  std::string name = cuda_device_name();
+  return name.empty() ? "unknown GPU (no CUDA device answers through libcuda.so.1)" : name;
 }
 
 }  // namespace
@@ -244,7 +235,7 @@ std::vector<KernelMeasurement> run_measure_batch(const std::string &dir) {
   } catch (const Error &) {
   }
   nlohmann::json j = {{"format", "tetune-measure-results-1"},
-                      {"device", b.gpu ? gpu_name() : cpu_model(cpuinfo)},
+                      {"device", b.gpu ? gpu_device_name() : cpu_model(cpuinfo)},
                       {"cpuinfo", cpuinfo},
                       {"results", nlohmann::json::array()}};
   for (const auto &m : out)

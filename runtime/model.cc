@@ -14,6 +14,7 @@
 
 #include <halide14/HalideRuntime.h>
 
+#include "runtime/device_memory.h"
 #include "runtime/export_check.h"
 #include "runtime/kernel_library.h"
 #include "runtime/spin_pool.h"
@@ -49,6 +50,15 @@ DType te_dtype(const PlanValue &v) {
 struct Model::Impl {
   std::unique_ptr<KernelLibrary> lib;
   bool gpu = false;
+  // CUDA exports: every value lives on the device between kernels; only the
+  // graph inputs (uploads) and outputs (downloads) cross the bus. Declared
+  // after lib, so it is freed before the library unloads.
+  std::unique_ptr<DeviceMemory> device;
+  std::vector<halide_dimension_t> io_dims;      // one per upload / download descriptor
+  std::vector<halide_buffer_t> uploads;         // per graph input: its bytes (host patched per run)
+  std::vector<std::pair<int, halide_buffer_t>> downloads;  // (output index, its bytes) for outputs with device memory
+  // The device memory detaches the descriptors of calls, uploads and downloads: it goes first.
+  ~Impl() { device.reset(); }
   AlignedPtr weights;
   std::vector<AlignedPtr> buffers;
   struct Call {
@@ -71,11 +81,54 @@ struct Model::Impl {
   std::vector<double> call_ms;  // per call, last run (profiling only)
   int (*set_threads)(int) = nullptr;
   bool spin_pool = false;  // parallel loops run on SpinPool (halide_set_custom_do_par_for)
-  int (*copy_to_host)(void *, halide_buffer_t *) = nullptr;
-  int (*device_free)(void *, halide_buffer_t *) = nullptr;
 };
 
 Model::~Model() = default;
+
+namespace {
+// Device memory of a CUDA export: the weights and every planned buffer are
+// allocated once (weights copied), each graph input gets its own allocation,
+// and every kernel argument wraps the memory of its value's root.
+void place_on_device(Model::Impl &im, const Plan &p, const std::string &lpath, const std::map<int, int> &input_index) {
+  im.device = std::make_unique<DeviceMemory>(*im.lib, lpath);
+  DeviceMemory &dm = *im.device;
+  uint64_t weights = dm.allocate(p.weights_bytes, im.weights.get(), lpath + ": weights");
+  std::vector<uint64_t> buffers, inputs;
+  for (size_t b = 0; b < p.buffer_bytes.size(); b++)
+    buffers.push_back(dm.allocate(p.buffer_bytes[b], nullptr, lpath + ": buffer " + std::to_string(b)));
+  for (int v : p.inputs) inputs.push_back(dm.allocate(p.values[v].nbytes(), nullptr, "input '" + p.values[v].name + "'"));
+  auto root = [&](int v) { return p.values[v].storage == PlanValue::Alias ? p.values[v].alias : v; };
+  auto address = [&](int v) -> uint64_t {
+    const PlanValue &r = p.values[root(v)];
+    if (r.storage == PlanValue::Const) return weights + static_cast<uint64_t>(r.const_offset);
+    if (r.storage == PlanValue::Buffer) return buffers.at(r.buffer);
+    return inputs.at(input_index.at(root(v)));
+  };
+  for (auto &c : im.calls)
+    for (size_t a = 0; a < c.bufs.size(); a++) dm.wrap(&c.bufs[a], address(c.values[a]), "kernel " + c.kernel);
+  // 1-d byte descriptors of the inputs and outputs (addresses stable: reserved up front)
+  auto bytes_desc = [&](int v, uint8_t *host) {
+    im.io_dims.push_back(halide_dimension_t(0, static_cast<int32_t>(std::max<int64_t>(p.values[v].nbytes(), 1)), 1));
+    halide_buffer_t b = halide_buffer_t();
+    b.type = halide_type_t(halide_type_uint, 8);
+    b.dimensions = 1;
+    b.dim = &im.io_dims.back();
+    b.host = host;
+    return b;
+  };
+  im.io_dims.reserve(p.inputs.size() + p.outputs.size());
+  im.uploads.reserve(p.inputs.size());
+  im.downloads.reserve(p.outputs.size());
+  for (int v : p.inputs) im.uploads.push_back(bytes_desc(v, nullptr));
+  for (size_t k = 0; k < p.outputs.size(); k++) {
+    int v = p.outputs[k];
+    if (p.values[root(v)].storage == PlanValue::Input) continue;  // copied from the caller's input
+    im.downloads.emplace_back(static_cast<int>(k), bytes_desc(v, im.host[v]));
+  }
+  for (size_t i = 0; i < im.uploads.size(); i++) dm.wrap(&im.uploads[i], inputs[i], "input '" + p.values[p.inputs[i]].name + "'");
+  for (auto &[k, buf] : im.downloads) dm.wrap(&buf, address(p.outputs[k]), "output '" + p.values[p.outputs[k]].name + "'");
+}
+}  // namespace
 
 std::unique_ptr<Model> Model::load(const std::string &dir_in) {
   std::string dir = dir_in;
@@ -121,8 +174,6 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
       set_par_for(&SpinPool::do_par_for);
       im.spin_pool = true;  // sized like Halide's own pool (SpinPool::default_threads)
     }
-    im.copy_to_host = lib.symbol<int (*)(void *, halide_buffer_t *)>("halide_copy_to_host");
-    im.device_free = lib.symbol<int (*)(void *, halide_buffer_t *)>("halide_device_free");
     im.gpu = p.target == "cuda" || p.halide_target.find("cuda") != std::string::npos;
     if (im.gpu) {
       void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -187,6 +238,7 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
     }
     for (auto &c : im.calls)
       for (size_t a = 0; a < c.bufs.size(); a++) c.argv[a] = &c.bufs[a];
+    if (im.gpu) place_on_device(im, p, lpath, input_index);
   }
   return m;
 }
@@ -252,9 +304,17 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
   for (const auto &pt : im.patches) im.calls[pt.call].bufs[pt.arg].host = in_host[pt.input];
   std::optional<SpinPool::Active> spinning;  // the workers wait for the next kernel's loop spinning, not asleep
   if (im.spin_pool) spinning.emplace();
+  for (size_t i = 0; i < im.uploads.size(); i++) {
+    im.uploads[i].host = in_host[i];
+    im.device->upload(&im.uploads[i], "input '" + p.values[p.inputs[i]].name + "'");
+  }
   for (auto &c : im.calls) {
     for (size_t a = 0; a < c.bufs.size(); a++) {
-      c.bufs[a].flags = (im.gpu && static_cast<int>(a) < c.num_inputs) ? halide_buffer_flag_host_dirty : 0;
+      if (im.gpu) {  // the device holds every value; a host-side stage would copy it back first
+        c.bufs[a].flags = static_cast<int>(a) < c.num_inputs ? halide_buffer_flag_device_dirty : 0;
+        continue;
+      }
+      c.bufs[a].flags = 0;
       c.bufs[a].device = 0;
       c.bufs[a].device_interface = nullptr;
     }
@@ -262,21 +322,14 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
     std::chrono::steady_clock::time_point t0;
     if (im.profiling) t0 = std::chrono::steady_clock::now();
     int rc = c.fn(c.argv.data());
+    if (rc == 0 && im.profiling && im.gpu) im.device->sync(&c.bufs.back(), "kernel " + c.kernel);
     if (im.profiling)
       im.call_ms[&c - im.calls.data()] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0)
       throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") in " + dir_ + "/libmodel.so failed with Halide error " +
                          std::to_string(rc) + (KernelLibrary::last_error().empty() ? std::string() : ": " + KernelLibrary::last_error()));
-    if (im.gpu) {
-      for (size_t a = 0; a < c.bufs.size(); a++) {
-        halide_buffer_t &b = c.bufs[a];
-        if (!b.device) continue;
-        if (static_cast<int>(a) >= c.num_inputs && im.copy_to_host && im.copy_to_host(nullptr, &b) != 0)
-          throw RuntimeError("kernel " + c.kernel + ": copying output '" + p.values[c.values[a]].name + "' to the host failed");
-        if (im.device_free) im.device_free(nullptr, &b);
-      }
-    }
   }
+  for (auto &[k, buf] : im.downloads) im.device->download(&buf, "output '" + p.values[p.outputs[k]].name + "'");
   std::vector<NDArray> out;
   for (int v : p.outputs) {
     const PlanValue &pv = p.values[v];

@@ -20,5 +20,12 @@ namespace schedules {
 
 Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8, int threads = 1);
 
+/**
+ * The schedule of a fused group that has no tuned one: gpu_simple_schedule
+ * (schedules/gpu_schedules.h) for a CUDA target, simple_cpu_schedule(outputs,
+ * 8, threads) for a CPU.
+ */
+Schedule default_schedule(const std::vector<Tensor> &outputs, bool gpu, int threads);
+
 }  // namespace schedules
 }  // namespace tetune

@@ -2,6 +2,8 @@
 # One-shot, idempotent machine setup for tetune (Debian 12 bookworm).
 #
 #   tools/setup.sh        (from any directory; as root, or with sudo available)
+#   tools/setup.sh --zoo  also the PyTorch model zoo (step 4); --zoo=ci all but the
+#                         two largest (ViT-B/16, BERT-base); --zoo=a,b only those models
 #
 # 1. apt packages: installs only what `dpkg-query` reports as not installed;
 #    `apt-get update` runs only when something is missing.
@@ -10,6 +12,9 @@
 # 2. tools/fetch_models.sh  -> models/ppocr/ (skips files already present)
 # 3. tools/reference: `npm ci` (ONNXRUNTIME_NODE_INSTALL=skip: CPU-only, no
 #    downloads outside the npm registry) unless onnxruntime-node is installed.
+# 4. with --zoo: Debian's python3-torch and python3-torchvision, then
+#    bench/zoo/export_zoo.py -> models/zoo/ (seeded random weights, opset 13;
+#    skips models already present).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -17,6 +22,15 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 log() { echo "[setup] $*"; }
+
+ZOO=""   # "" = no zoo, "all", or a comma-separated list of export_zoo.py model names
+for arg in "$@"; do
+  case "$arg" in
+    --zoo) ZOO=all ;;
+    --zoo=*) ZOO="${arg#--zoo=}" ;;
+    *) echo "[setup] ERROR: unknown argument '$arg' (usage: tools/setup.sh [--zoo[=model,...]])" >&2; exit 1 ;;
+  esac
+done
 
 SUDO=""
 if [[ "$(id -u)" -ne 0 ]]; then
@@ -41,6 +55,9 @@ APT_PACKAGES=(
   libssl-dev
   fonts-dejavu-core
 )
+if [[ -n "$ZOO" ]]; then
+  APT_PACKAGES+=(python3-torch python3-torchvision)
+fi
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
@@ -124,4 +141,22 @@ fi
 ( cd "$REF" && node -e 'const o=require("onnxruntime-node"); if(!o.listSupportedBackends().some(b=>b.name==="cpu")) throw new Error("no cpu backend")' ) \
   || { echo "[setup] ERROR: onnxruntime-node CPU binding does not load" >&2; exit 1; }
 log "reference: onnxruntime-node CPU binding OK"
+
+# --- PyTorch model zoo (--zoo) ---------------------------------------------------------
+if [[ -n "$ZOO" ]]; then
+  ONLY=()
+  [[ "$ZOO" != all ]] && ONLY=(--only "$ZOO")
+  log "zoo: bench/zoo/export_zoo.py ${ONLY[*]} -> models/zoo/"
+  # Debian's torch lives in /usr/lib/python3/dist-packages: the system python, not
+  # whichever python3 is first on PATH
+  ZOO_LOG="$(mktemp)"
+  if ! /usr/bin/python3 "$ROOT/bench/zoo/export_zoo.py" "${ONLY[@]}" >"$ZOO_LOG" 2>&1; then
+    cat "$ZOO_LOG" >&2
+    rm -f "$ZOO_LOG"
+    echo "[setup] ERROR: bench/zoo/export_zoo.py failed" >&2
+    exit 1
+  fi
+  grep '^\[zoo\]' "$ZOO_LOG" || true   # the rest is torch.onnx's tracer warnings
+  rm -f "$ZOO_LOG"
+fi
 log "done"

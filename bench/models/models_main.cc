@@ -1,7 +1,8 @@
 // Whole-model benchmark: tetune (AOT export + compiler-free runtime) against
-// onnxruntime-node on the PaddleOCR det / rec / cls models, side by side.
+// onnxruntime-node on the PaddleOCR det / rec / cls models and the PyTorch zoo
+// (bench/zoo/zoo_models.h, models/zoo/ from tools/setup.sh --zoo), side by side.
 //
-//   bazel run //bench:models                                  # det, rec, cls at 1 and 2 threads
+//   bazel run //bench:models                                  # det, rec, cls + the zoo at 1 and 2 threads
 //   bazel run //bench:models -- --models cls,rec --threads 1 --db tune.db
 //
 // Each model is exported once (`tetune compile` in process, relay::export_model)
@@ -13,8 +14,9 @@
 // set: tetune rows re-exec this binary (--child: rt::Model, set_num_threads,
 // warm-up, median of --repeat runs), onnxruntime rows run
 // `node tools/reference/time_model.js` (median_ms, overhead_ms = cost of an
-// Identity model run, reported). Inputs: make_input.js seed-7 data (bit-identical
-// .npy written once). Prints a table, appends JSON lines to
+// Identity model run, reported). Inputs: PP-OCR make_input.js seed-7 data
+// (bit-identical .npy written once); zoo models the seeded .npy the export wrote
+// (BERT's int64 token ids). Prints a table, appends JSON lines to
 // bench/results/models.jsonl (--out PATH, --no-jsonl).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@
 #include "runtime/io.h"
 #include "runtime/model.h"
 #include "base/errors.h"
+#include "bench/zoo/zoo_models.h"
 
 namespace tetune {
 namespace {
@@ -95,10 +98,11 @@ std::string last_json_line(const std::string &out) {
 }
 
 // ---- child: one tetune measurement ----
-int child_main(const std::string &dir, int threads, int repeat) {
+/** Times the export in dir on input_npy ("": make_input.js seed-7 data of the model's input shape). */
+int child_main(const std::string &dir, int threads, int repeat, const std::string &input_npy) {
   auto m = rt::Model::load(dir);
   m->set_num_threads(threads);
-  NDArray x = rt::make_input(m->input_shape(0), 7);
+  NDArray x = input_npy.empty() ? rt::make_input(m->input_shape(0), 7) : rt::read_npy_file(input_npy);
   auto y = m->run({x});  // warm-up
   double first = 0;
   {
@@ -130,7 +134,26 @@ int child_main(const std::string &dir, int threads, int repeat) {
 struct ModelSpec {
   std::string key, file, shape;
   int repeat;
+  /** The graph input's name, and its .npy ("": make_input seed-7 data of `shape`, written to the cache). */
+  std::string input = "x", input_npy;
 };
+
+/** PP-OCR's three models, then the zoo (shape from the input .npy when present). */
+std::vector<ModelSpec> all_models(const std::string &root) {
+  std::vector<ModelSpec> all = {{"det", "ppocr/ch_PP-OCRv4_det_infer.onnx", "1,3,640,640", 20},
+                                {"rec", "ppocr/ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320", 50},
+                                {"cls", "ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192", 100}};
+  for (const auto &z : zoo::zoo_models()) {
+    ModelSpec s{z.name, "zoo/" + z.name + ".onnx", "", z.bench_repeat, z.input};
+    s.input_npy = root + "/models/zoo/" + z.name + "." + z.input + ".npy";
+    if (exists(s.input_npy)) {
+      const NDArray x = rt::read_npy_file(s.input_npy);
+      for (int64_t d : x.shape()) s.shape += (s.shape.empty() ? "" : ",") + std::to_string(d);
+    }
+    all.push_back(s);
+  }
+  return all;
+}
 
 struct Row {
   std::string model, shape, impl;
@@ -150,7 +173,7 @@ std::string fmt(double v, const char *f = "%.3f") {
 }
 
 int parent_main(int argc, char **argv) {
-  std::string models_arg = "det,rec,cls", threads_arg = "1,2", db, cache = "/tmp/tetune_bench_models", out, repeat_arg;
+  std::string models_arg = "det,rec,cls,zoo", threads_arg = "1,2", db, cache = "/tmp/tetune_bench_models", out, repeat_arg;
   bool no_jsonl = false, no_ort = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -168,9 +191,10 @@ int parent_main(int argc, char **argv) {
     else if (a == "--no-ort") no_ort = true;
     else if (a == "--help" || a == "-h") {
       std::printf(
-          "bench/models: tetune vs onnxruntime on the PaddleOCR models\n"
-          "  --models det,rec,cls   --threads 1,2   --db PATH (or $TETUNE_DB: adds tetune-tuned rows)\n"
-          "  --repeat N (default det 20, rec 50, cls 100)   --cache DIR (exports, default /tmp/tetune_bench_models)\n"
+          "bench/models: tetune vs onnxruntime on the PaddleOCR models and the PyTorch zoo\n"
+          "  --models det,rec,cls,zoo (zoo = every zoo model present; or zoo names: resnet50,bert_base,...)\n"
+          "  --threads 1,2   --db PATH (or $TETUNE_DB: adds tetune-tuned rows)\n"
+          "  --repeat N (default det 20, rec 50, cls 100, zoo per model)   --cache DIR (exports, default /tmp/tetune_bench_models)\n"
           "  --out PATH (default bench/results/models.jsonl)   --no-jsonl   --no-ort\n");
       return 0;
     } else throw Error("unknown option " + a + " (--help)");
@@ -178,9 +202,7 @@ int parent_main(int argc, char **argv) {
   if (db.empty() && std::getenv("TETUNE_DB")) db = std::getenv("TETUNE_DB");
   std::string root = std::getenv("BUILD_WORKSPACE_DIRECTORY") ? std::getenv("BUILD_WORKSPACE_DIRECTORY") : ".";
   if (out.empty()) out = root + "/bench/results/models.jsonl";
-  std::vector<ModelSpec> all = {{"det", "ch_PP-OCRv4_det_infer.onnx", "1,3,640,640", 20},
-                                {"rec", "ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320", 50},
-                                {"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192", 100}};
+  std::vector<ModelSpec> all = all_models(root);
   std::vector<int> threads;
   for (auto &t : split(threads_arg, ',')) threads.push_back(std::atoi(t.c_str()));
   std::string self = "/proc/self/exe";
@@ -200,18 +222,35 @@ int parent_main(int argc, char **argv) {
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", std::localtime(&tt));
   double t_start = now_ms();
 
-  std::vector<Row> rows;
+  std::vector<std::string> names;
   for (const auto &name : split(models_arg, ',')) {
+    if (name != "zoo") {
+      names.push_back(name);
+      continue;
+    }
+    for (const auto &z : zoo::zoo_models()) {
+      if (exists(root + "/models/zoo/" + z.name + ".onnx")) names.push_back(z.name);
+      else std::printf("note: models/zoo/%s.onnx missing (tools/setup.sh --zoo): no %s rows\n", z.name.c_str(), z.name.c_str());
+    }
+  }
+  std::vector<Row> rows;
+  for (const auto &name : names) {
     auto it = std::find_if(all.begin(), all.end(), [&](const ModelSpec &s) { return s.key == name; });
-    if (it == all.end()) throw Error("unknown model '" + name + "' (det, rec, cls)");
+    if (it == all.end()) {
+      std::string known;
+      for (const auto &s : all) known += (known.empty() ? "" : ", ") + s.key;
+      throw Error("unknown model '" + name + "' (zoo, " + known + ")");
+    }
     ModelSpec ms = *it;
     if (!repeat_arg.empty()) ms.repeat = std::atoi(repeat_arg.c_str());
-    std::string onnx = root + "/models/ppocr/" + ms.file;
-    if (!exists(onnx)) throw Error(onnx + " missing (tools/fetch_models.sh)");
+    std::string onnx = root + "/models/" + ms.file;
+    if (!exists(onnx))
+      throw Error(onnx + " missing (" + (ms.input_npy.empty() ? "tools/fetch_models.sh" : "tools/setup.sh --zoo") + ")");
+    if (!ms.input_npy.empty() && !exists(ms.input_npy)) throw Error(ms.input_npy + " missing (tools/setup.sh --zoo)");
     std::string shape_x = ms.shape;
     std::replace(shape_x.begin(), shape_x.end(), ',', 'x');
-    // input file (make_input.js seed 7, bit-identical)
-    std::string in_npy = cache + "/" + ms.key + "_" + shape_x + "_in.npy";
+    // input file: the zoo's own, else make_input.js seed 7 (bit-identical)
+    std::string in_npy = ms.input_npy.empty() ? cache + "/" + ms.key + "_" + shape_x + "_in.npy" : ms.input_npy;
     Shape shp;
     for (auto &d : split(ms.shape, ',')) shp.push_back(std::atoll(d.c_str()));
     if (!exists(in_npy)) rt::write_npy_file(in_npy, rt::make_input(shp, 7));
@@ -246,7 +285,7 @@ int parent_main(int argc, char **argv) {
       }
       double a = now_ms();
       relay::ImportOptions io;
-      io.input_shapes = relay::parse_input_shapes("x=" + ms.shape);
+      io.input_shapes = relay::parse_input_shapes(ms.input + "=" + ms.shape);
       relay::ExportOptions eo;
       eo.model_path = onnx;
       relay::TunedLookupStats st;
@@ -282,7 +321,7 @@ int parent_main(int argc, char **argv) {
       Row ort;
       if (have_ort) {
         ort.model = ms.key, ort.shape = shape_x, ort.impl = "onnxruntime", ort.threads = t;
-        std::string cmd = env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input x='" + in_npy + "' --threads " +
+        std::string cmd = env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input " + ms.input + "='" + in_npy + "' --threads " +
                           std::to_string(t) + " --repeat " + std::to_string(ms.repeat) + " --warmup 5 2>&1";
         int st = 0;
         std::string o = run_capture(cmd, &st);
@@ -300,7 +339,7 @@ int parent_main(int argc, char **argv) {
         if (v.threads != 0 && v.threads != t) continue;
         Row r;
         r.model = ms.key, r.shape = shape_x, r.impl = v.impl, r.threads = t, r.tuned = v.tuned, r.untuned = v.untuned;
-        std::string cmd = env + "'" + self + "' --child '" + v.dir + "' " + std::to_string(t) + " " + std::to_string(ms.repeat) + " 2>&1";
+        std::string cmd = env + "'" + self + "' --child '" + v.dir + "' " + std::to_string(t) + " " + std::to_string(ms.repeat) + " '" + ms.input_npy + "' 2>&1";
         int st = 0;
         std::string o = run_capture(cmd, &st);
         std::string js = last_json_line(o);
@@ -323,15 +362,15 @@ int parent_main(int argc, char **argv) {
     }
   }
 
-  std::printf("\n%-5s %-12s %-16s %3s %11s %9s %12s %12s %s\n", "model", "shape", "impl", "thr", "median_ms", "min_ms",
+  std::printf("\n%-18s %-12s %-16s %3s %11s %9s %12s %12s %s\n", "model", "shape", "impl", "thr", "median_ms", "min_ms",
               "tetune/ort", "ort_ovh_ms", "tasks tuned/untuned");
   for (const auto &r : rows) {
     std::string tasks = r.tuned >= 0 ? std::to_string(r.tuned) + "/" + std::to_string(r.untuned) : "";
     if (!r.error.empty()) {
-      std::printf("%-5s %-12s %-16s %3d ERROR %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads, r.error.c_str());
+      std::printf("%-18s %-12s %-16s %3d ERROR %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads, r.error.c_str());
       continue;
     }
-    std::printf("%-5s %-12s %-16s %3d %11s %9s %12s %12s %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads,
+    std::printf("%-18s %-12s %-16s %3d %11s %9s %12s %12s %s\n", r.model.c_str(), r.shape.c_str(), r.impl.c_str(), r.threads,
                 fmt(r.median_ms).c_str(), fmt(r.min_ms).c_str(), std::isnan(r.ratio) ? "" : fmt(r.ratio, "%.2fx").c_str(),
                 std::isnan(r.overhead_ms) ? "" : fmt(r.overhead_ms).c_str(), tasks.c_str());
   }
@@ -376,7 +415,7 @@ int main(int argc, char **argv) {
   try {
     if (argc >= 2 && std::string(argv[1]) == "--child") {
       if (argc < 5) return 2;
-      return tetune::child_main(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+      return tetune::child_main(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), argc >= 6 ? argv[5] : "");
     }
     return tetune::parent_main(argc, argv);
   } catch (const std::exception &e) {

@@ -137,6 +137,11 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   std::map<int, int> view_src;  // view output -> view input
   for (size_t s = 0; s < groups.size(); s++) {
     const auto &grp = groups[s];
+    if (grp.kind == FusedGroup::Host) {  // the runtime has no host ops (relay_import/host_ops.h)
+      const Node &n = g.nodes[grp.nodes.at(0)];
+      throw ImportError(n.op + " node '" + n.name + "' (opset " + std::to_string(g.opset) +
+                        "): unsupported in export: its output size depends on the data (runs only in the JIT executor)");
+    }
     for (int v : grp.outputs) producer_step[v] = static_cast<int>(s);
     if (grp.kind == FusedGroup::View) {
       const Node &n = g.nodes[grp.nodes.at(0)];
@@ -283,10 +288,9 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     tuned ? res.tuned_tasks++ : res.untuned_tasks++;
     if (o.verbose) std::fprintf(stderr, "[%zu/%zu] %s%s\n", k + 1, plan.kernels.size(), name.c_str(), tuned ? " (tuned)" : "");
     try {
-      Schedule s = o.compile.schedule_for ? o.compile.schedule_for(grp.task)
-                   : gpu                  ? gpu_simple_schedule(grp.te_outputs)
+      Schedule s = o.compile.schedule_for             ? o.compile.schedule_for(grp.task)
                    : o.compile.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : schedules::simple_cpu_schedule(grp.te_outputs, 8, o.compile.threads);
+                                                      : schedules::default_schedule(grp.te_outputs, gpu, o.compile.threads);
       if (s.inputs().size() != grp.input_values.size())
         throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
                     std::to_string(grp.input_values.size()));

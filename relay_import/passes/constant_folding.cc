@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "relay_import/host_ops.h"
 #include "relay_import/lowering.h"
 #include "relay_import/shape_inference.h"
 #include "base/errors.h"
@@ -67,6 +68,21 @@ bool try_fold_node(Graph &g, int id, int64_t max_elements) {
     if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty() || n.outputs[0] < 0) return false;
     const NDArray &in = *g.values[n.inputs[0]].data;
     set_const(g, n.outputs[0], in.reshaped(g.values[n.outputs[0]].shape));
+    n.dead = true;
+    return true;
+  }
+  // Data-dependent ops: the host op gives exact-size constants.
+  if (p == OpPattern::Host) {
+    std::vector<NDArray> ins;
+    for (int v : n.inputs) ins.push_back(v < 0 ? NDArray() : *g.values[v].data);
+    std::vector<NDArray> outs;
+    try {
+      outs = run_host_op(n, ins);
+    } catch (const Error &e) {
+      throw ImportError(n.op + " node '" + n.name + "': constant folding failed: " + e.what());
+    }
+    for (size_t k = 0; k < n.outputs.size() && k < outs.size(); k++)
+      if (n.outputs[k] >= 0) set_const(g, n.outputs[k], outs[k]);
     n.dead = true;
     return true;
   }

@@ -59,7 +59,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
       const Shape &out = g.values[n.outputs[0]].shape;
       for (int v : n.inputs) {
         int G = b.producer_group(v);
-        if (G < 0 || b.kind[G] == OpPattern::View) continue;
+        if (G < 0 || b.kind[G] == OpPattern::View || b.kind[G] == OpPattern::Host) continue;
         if (g.values[v].shape != out) continue;
         if (static_cast<int>(b.members[G].size()) >= options.max_group_nodes) continue;
         bool ok = true;
@@ -109,7 +109,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
   std::vector<FusedGroup> groups;
   for (int h : gorder) {
     FusedGroup fg;
-    fg.kind = b.kind[h] == OpPattern::View ? FusedGroup::View : FusedGroup::Kernel;
+    fg.kind = b.kind[h] == OpPattern::View ? FusedGroup::View : b.kind[h] == OpPattern::Host ? FusedGroup::Host : FusedGroup::Kernel;
     fg.nodes = b.members[h];
     std::set<int> in_group(fg.nodes.begin(), fg.nodes.end());
     fg.name = "g" + std::to_string(groups.size());

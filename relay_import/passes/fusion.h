@@ -27,7 +27,7 @@ namespace tetune {
 namespace relay {
 
 struct FusedGroup {
-  enum Kind { Kernel, View } kind = Kernel;
+  enum Kind { Kernel, View, Host } kind = Kernel;  // Host: one data-dependent node run by the executor (host_ops.h)
   std::string name;            // "g12_Conv_HardSigmoid_Mul"
   std::vector<int> nodes;      // node ids, topological order
   std::vector<int> outputs;    // value ids produced for readers outside the group (TE outputs order)

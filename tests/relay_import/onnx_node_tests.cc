@@ -1,8 +1,11 @@
-// ONNX's per-operator conformance data (/usr/share/libonnx-testdata/data/node/
+// ONNX's conformance data, the three suites of libonnx-testdata
+// (/usr/share/libonnx-testdata/data/{node,pytorch-converted,pytorch-operator}/
 // test_*/): every test whose ops tetune supports is imported, compiled (JIT,
 // default schedules) and run on test_data_set_0; outputs are compared with
-// output_N.pb. Prints passed / failed / unsupported counts. A failing test
-// must be listed (with its reason) in onnx_node_tests_expected_failures.txt.
+// output_N.pb. Prints passed / failed / unsupported counts per suite, next to
+// onnxruntime's on the same data (bench/ort/onnx_suites.js). A failing test
+// must be listed (with its reason) in onnx_node_tests_expected_failures.txt:
+// node tests by name, the others as <suite>/<test name>.
 //
 // Inputs that feed a parameter slot (a Reshape shape, Resize scales, Slice
 // starts...) are frozen to their test values (ImportOptions::frozen_inputs),
@@ -26,7 +29,22 @@
 namespace tetune {
 namespace {
 
-const char *kNodeDir = "/usr/share/libonnx-testdata/data/node";
+const char *kDataDir = "/usr/share/libonnx-testdata/data";
+
+/**
+ * The node suite must not fall below this many passes: the count when the
+ * check came in (788 of 932); raise it as operators land (issue 22 asks for 820).
+ */
+constexpr int kMinNodePassed = 788;
+
+/** onnxruntime-node 1.30.0's counts on the same data (node bench/ort/onnx_suites.js). */
+const std::map<std::string, std::string> &onnxruntime_counts() {
+  static const std::map<std::string, std::string> m = {
+      {"node", "932 total, 859 passed, 45 failed, 28 unsupported"},
+      {"pytorch-converted", "82 total, 59 passed, 0 failed, 23 unsupported (opset < 7 kernels)"},
+      {"pytorch-operator", "35 total, 24 passed, 0 failed, 11 unsupported (opset < 7 kernels)"}};
+  return m;
+}
 
 std::vector<std::string> list_dir(const std::string &d, const std::string &prefix) {
   std::vector<std::string> r;
@@ -161,9 +179,19 @@ std::map<std::string, std::string> expected_failures() {
   return r;
 }
 
-TEST(OnnxNodeTests, SupportedTestsPass) {
-  std::vector<std::string> tests = list_dir(kNodeDir, "test_");
-  if (tests.empty()) GTEST_SKIP() << kNodeDir << " not found (install libonnx-testdata)";
+struct SuiteCounts {
+  int total = 0, pass = 0, fail = 0, unsup = 0;
+};
+
+/**
+ * Runs every test_* of suite (ONNX_NODE_TEST_FILTER: only names containing it),
+ * prints its counts and failures, and fails the test on a failure that is not
+ * expected; `key_prefix` + test name is the key in the expected failures file.
+ */
+SuiteCounts run_suite(const std::string &suite, const std::string &key_prefix) {
+  SuiteCounts c;
+  std::string dir = std::string(kDataDir) + "/" + suite;
+  std::vector<std::string> tests = list_dir(dir, "test_");
   if (const char *f = getenv("ONNX_NODE_TEST_FILTER")) {
     std::vector<std::string> keep;
     for (auto &t : tests)
@@ -171,34 +199,55 @@ TEST(OnnxNodeTests, SupportedTestsPass) {
     tests = keep;
   }
   auto expected = expected_failures();
-  int pass = 0, fail = 0, unsup = 0;
   std::vector<std::string> unexpected, fixed;
   std::map<std::string, int> unsup_reasons;
   auto t0 = std::chrono::steady_clock::now();
   for (const auto &t : tests) {
-    std::string reason;
-    Outcome o = run_one(std::string(kNodeDir) + "/" + t, &reason);
+    std::string reason, key = key_prefix + t;
+    Outcome o = run_one(dir + "/" + t, &reason);
     if (o == Outcome::Pass) {
-      pass++;
-      if (expected.count(t)) fixed.push_back(t);
+      c.pass++;
+      if (expected.count(key)) fixed.push_back(key);
     } else if (o == Outcome::Unsupported) {
-      unsup++;
-      std::string key = reason;
-      size_t p = key.find("unsupported");
-      unsup_reasons[key.substr(p, 60)]++;
+      c.unsup++;
+      std::string k = reason;
+      size_t p = k.find("unsupported");
+      unsup_reasons[k.substr(p, 60)]++;
     } else {
-      fail++;
-      std::printf("FAILED %s: %s\n", t.c_str(), reason.c_str());
-      if (!expected.count(t)) unexpected.push_back(t + ": " + reason);
+      c.fail++;
+      std::printf("FAILED %s: %s\n", key.c_str(), reason.c_str());
+      if (!expected.count(key)) unexpected.push_back(key + ": " + reason);
     }
   }
+  c.total = static_cast<int>(tests.size());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("ONNX node tests: %zu total, %d passed, %d failed, %d unsupported (%.1f s)\n", tests.size(), pass, fail,
-              unsup, secs);
+  std::printf("ONNX %s tests: %d total, %d passed, %d failed, %d unsupported (%.1f s); onnxruntime: %s\n", suite.c_str(),
+              c.total, c.pass, c.fail, c.unsup, secs, onnxruntime_counts().at(suite).c_str());
   if (getenv("ONNX_NODE_TEST_VERBOSE"))
     for (auto &kv : unsup_reasons) std::printf("  unsupported x%d: %s\n", kv.second, kv.first.c_str());
   for (auto &f : fixed) std::printf("note: %s passes but is listed in the expected failures\n", f.c_str());
   for (auto &u : unexpected) ADD_FAILURE() << "unexpected failure (not in onnx_node_tests_expected_failures.txt): " << u;
+  return c;
+}
+
+TEST(OnnxNodeTests, SupportedTestsPass) {
+  if (list_dir(std::string(kDataDir) + "/node", "test_").empty())
+    GTEST_SKIP() << kDataDir << "/node not found (install libonnx-testdata)";
+  SuiteCounts c = run_suite("node", "");
+  if (!getenv("ONNX_NODE_TEST_FILTER"))
+    EXPECT_GE(c.pass, kMinNodePassed) << "the node suite passes fewer tests than it did (kMinNodePassed)";
+}
+
+TEST(OnnxNodeTests, PytorchConverted) {
+  if (list_dir(std::string(kDataDir) + "/pytorch-converted", "test_").empty())
+    GTEST_SKIP() << kDataDir << "/pytorch-converted not found (install libonnx-testdata)";
+  run_suite("pytorch-converted", "pytorch-converted/");
+}
+
+TEST(OnnxNodeTests, PytorchOperator) {
+  if (list_dir(std::string(kDataDir) + "/pytorch-operator", "test_").empty())
+    GTEST_SKIP() << kDataDir << "/pytorch-operator not found (install libonnx-testdata)";
+  run_suite("pytorch-operator", "pytorch-operator/");
 }
 
 }  // namespace

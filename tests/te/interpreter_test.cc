@@ -174,7 +174,8 @@ TEST(Core, WorkloadKeyIgnoresNamesButNotShapes) {
 
 // Low-precision and integer dtypes through cast and add.
 TEST(Core, LowPrecisionDTypesThroughCastAndAdd) {
-  for (DType dt : {float16(), bfloat16(), int8(), uint8(), int32(), int64()}) {
+  for (DType dt : {float16(), bfloat16(), float64(), int8(), uint8(), int16(), uint16(), int32(), uint32(), int64(),
+                   uint64()}) {
     SCOPED_TRACE(dt.str());
     Tensor A = placeholder({3, 5}, float32(), "A");
     Tensor B = placeholder({3, 5}, dt, "B");
@@ -201,6 +202,15 @@ TEST(Core, LowPrecisionDTypesThroughCastAndAdd) {
   auto out = evaluate({b, f}, {A}, {test::from_vec({4}, {0, 0.5f, -2, 0})});
   EXPECT_EQ(out[0].dtype(), boolean());
   EXPECT_EQ(test::to_vec(out[1]), (std::vector<float>{0, 1, 1, 0}));
+}
+
+TEST(Core, DTypeNamesRoundTrip) {
+  for (DType dt : {float64(), float32(), float16(), bfloat16(), int8(), int16(), int32(), int64(), uint8(), uint16(),
+                   uint32(), uint64(), boolean()})
+    EXPECT_EQ(DType::parse(dt.str()), dt) << dt.str();
+  EXPECT_EQ(float64().bytes(), 8);
+  EXPECT_EQ(uint16().bytes(), 2);
+  EXPECT_THROW(DType::parse("int4"), DTypeError);
 }
 
 TEST(Core, Float16RoundsLikeStorage) {
