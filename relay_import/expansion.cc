@@ -1,5 +1,6 @@
 #include "relay_import/expansion.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/errors.h"
@@ -80,13 +81,31 @@ const std::map<std::string, void (*)(Expander &)> &expanders() {
 }
 }  // namespace
 
-bool is_expanded_op(const std::string &op) { return expanders().count(op) != 0; }
+bool is_expanded_op(const std::string &op) {
+  const auto &seq = expansion::sequence_ops();
+  return expanders().count(op) != 0 || std::find(seq.begin(), seq.end(), op) != seq.end();
+}
+
+bool reads_non_tensor(const Graph &g, int id) {
+  for (int v : g.nodes.at(id).inputs)
+    if (v >= 0 && g.values.at(v).kind != Value::Kind::Tensor) return true;
+  return false;
+}
 
 void expand_node(Graph &g, int id, const std::function<void(int)> &infer) {
   auto it = expanders().find(g.nodes.at(id).op);
-  if (it == expanders().end()) throw Error("expand_node: '" + g.nodes[id].op + "' is not expanded (internal error)");
-  Expander e(g, id, infer);
-  it->second(e);
+  if (it != expanders().end()) {
+    Expander e(g, id, infer);
+    it->second(e);
+  } else if (is_expanded_op(g.nodes[id].op)) {
+    Expander e(g, id, infer);
+    expansion::expand_sequence_op(e);
+  } else if (reads_non_tensor(g, id)) {
+    Expander e(g, id, infer);
+    expansion::expand_non_tensor_reader(e);
+  } else {
+    throw Error("expand_node: '" + g.nodes[id].op + "' is not expanded (internal error)");
+  }
 }
 
 }  // namespace relay

@@ -85,8 +85,10 @@ constexpr size_t kMaxExpandedNodes = size_t(1) << 20;
 /** Most steps one Loop / Scan / recurrent op is unrolled to. */
 constexpr int64_t kMaxUnroll = 4096;
 
-/** True for the ops expanded at import (RNN, LSTM, GRU, If, Loop, Scan). */
+/** True for the ops expanded at import (RNN, LSTM, GRU, If, Loop, Scan, sequence and optional ops). */
 bool is_expanded_op(const std::string &op);
+/** True when node id reads a sequence or optional value (expanded: Identity aliases it, other ops are unsupported). */
+bool reads_non_tensor(const Graph &g, int id);
 /** Expands node id (see the file comment); infer(id) shape-infers and folds a new node. */
 void expand_node(Graph &g, int id, const std::function<void(int)> &infer);
 
@@ -95,6 +97,21 @@ void expand_recurrent(Expander &e);  // lowering_rnn.cc: RNN, LSTM, GRU
 void expand_if(Expander &e);         // lowering_control.cc
 void expand_loop(Expander &e);
 void expand_scan(Expander &e);
+/** Body input k reads bind[k]; returns the body's output values (lowering_control.cc). */
+std::vector<int> inline_graph(Expander &e, const Graph &body, const std::vector<int> &bind, const std::string &what);
+/** The node's graph attribute `name`; AttributeError when missing (lowering_control.cc). */
+const Graph &graph_attr(Expander &e, const std::string &name);
+// lowering_sequence.cc: sequence / optional ops, and any node reading such a value.
+void expand_sequence_op(Expander &e);
+void expand_non_tensor_reader(Expander &e);
+/**
+ * Value out becomes Where(cond, a, b) for sequences or optionals a and b of
+ * the same structure (lengths, element shapes and dtypes), element by element:
+ * an If with a run-time condition. Unsupported when the structures differ.
+ */
+void select_structured(Expander &e, int cond, int a, int b, int out);
+/** The ops expand_sequence_op handles. */
+const std::vector<std::string> &sequence_ops();
 }  // namespace expansion
 
 }  // namespace relay

@@ -57,6 +57,15 @@ struct Value {
   int producer = -1;                 // node id, or -1 (graph input / constant)
   bool is_input = false;             // a graph input
   std::shared_ptr<NDArray> data;     // constant data (initializer, Constant, folded)
+  /**
+   * ONNX sequence and optional values exist only while importing: sequence
+   * ops are expanded (relay_import/lowering_sequence.cc), so a Sequence value
+   * is the list of its element tensor values (`elements`, in order; `dtype`
+   * is the element dtype) and an Optional holds its one value in `elements`
+   * (none when empty). Compiled graphs hold tensors only.
+   */
+  enum class Kind { Tensor, Sequence, Optional } kind = Kind::Tensor;
+  std::vector<int> elements;
   bool is_const() const { return data != nullptr; }
   int64_t nbytes() const;
 };

@@ -16,6 +16,7 @@
 #include "te/ops/matmul.h"
 #include "te/ops/norm.h"
 #include "te/ops/pool.h"
+#include "te/ops/pool_indices.h"
 #include "te/ops/reduce.h"
 #include "te/ops/softmax.h"
 #include "te/ops/transform.h"
@@ -419,7 +420,7 @@ LOWER(l_conv) {
 
 LOWER(l_conv_transpose) {
   Tensor x = c.in(0);
-  if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D transposed convolution (only 2-D)");
+  if (x.ndim() != 4) return conv_transpose_nd(c);
   Tensor w = c.in_rank(1, 4, "weight");
   Tensor b = c.has(2) ? c.in_rank(2, 1, "bias") : Tensor();
   std::vector<int64_t> k = {w.shape()[2], w.shape()[3]};
@@ -437,7 +438,7 @@ LOWER(l_conv_transpose) {
     std::string ap = c.node().attr_s("auto_pad", "NOTSET");
     for (int a = 0; a < 2; a++) {
       int64_t total = s[a] * (x.shape()[2 + a] - 1) + op[a] + ((k[a] - 1) * d[a] + 1) - os[a];
-      if (total < 0) c.unsupported("output_shape larger than the full transposed convolution");
+      if (total < 0) return conv_transpose_nd(c);  // the output extends past the full result
       if (ap == "SAME_UPPER") {
         pads[a] = total / 2;
         pads[a + 2] = total - total / 2;
@@ -483,7 +484,6 @@ struct PoolArgs {
 PoolArgs pool_args(LowerContext &c) {
   PoolArgs p;
   p.x = c.in(0);
-  if (c.node().outputs.size() > 1 && c.node().outputs[1] >= 0) c.unsupported("Indices output");
   int r = p.x.ndim() - 2;
   if (r != 1 && r != 2) c.unsupported(std::to_string(r) + "-D pooling (only 1-D and 2-D)");
   p.k = c.ints_attr("kernel_shape", {}, r, 1);
@@ -511,13 +511,20 @@ Tensor pool_result(LowerContext &c, const PoolArgs &p, const Tensor &y) {
 }
 
 LOWER(l_max_pool) {
+  if (c.in(0).ndim() == 5) return pool3d(c, true);
   PoolArgs p = pool_args(c);
-  if (c.node().attr_i("storage_order", 0) != 0) c.unsupported("storage_order=1");
   Tensor y = ops::max_pool2d(p.x, p.k, p.s, p.pads, p.d, c.node().attr_i("ceil_mode", 0) != 0, c.name());
-  return {pool_result(c, p, y)};
+  if (c.node().outputs.size() < 2 || c.node().outputs[1] < 0) return {pool_result(c, p, y)};
+  // Indices: flat positions in the input; [N, C, 1, L] and [N, C, L] number them alike
+  Tensor ind = ops::max_pool2d_indices(p.x, y, p.k, p.s, {p.pads[0], p.pads[1]}, p.d, c.node().attr_i("storage_order", 0),
+                                       c.name() + ".indices");
+  const Shape &is = ind.shape();
+  if (p.lifted) ind = ops::reshape(ind, {is[0], is[1], is[3]}, c.name() + ".indices_1d");
+  return {pool_result(c, p, y), ind};
 }
 
 LOWER(l_avg_pool) {
+  if (c.in(0).ndim() == 5) return pool3d(c, false);
   PoolArgs p = pool_args(c);
   if (p.d != std::vector<int64_t>{1, 1}) c.unsupported("dilated AveragePool");
   Tensor y = ops::avg_pool2d(p.x, p.k, p.s, p.pads, c.node().attr_i("ceil_mode", 0) != 0,
@@ -816,7 +823,7 @@ const lowering::OpTable &registry() {
     for (const lowering::OpTable *t :
          {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops(),
           &lowering::rnn_ops(), &lowering::dynamic_ops(), &lowering::select_ops(), &lowering::resize_ops(), &lowering::quant_ops(),
-          &lowering::integer_ops()})
+          &lowering::integer_ops(), &lowering::spatial_ops(), &lowering::signal_ops()})
       for (const auto &kv : *t)
         if (!all.emplace(kv.first, kv.second).second)
           throw Error("internal error: ONNX op '" + kv.first + "' has two lowerings");

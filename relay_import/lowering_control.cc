@@ -140,6 +140,10 @@ void expand_if(Expander &e) {
   for (size_t k = 0; k < nout; k++) {
     int out = e.output(static_cast<int>(k));
     if (out < 0) continue;
+    if (e.value(t[k]).kind != Value::Kind::Tensor || e.value(f[k]).kind != Value::Kind::Tensor) {
+      select_structured(e, c, t[k], f[k], out);  // sequences / optionals: element by element
+      continue;
+    }
     if (e.shape(t[k]) != e.shape(f[k]) || e.value(t[k]).dtype != e.value(f[k]).dtype)
       e.unsupported("If with a run-time condition whose branches give different shapes or dtypes for output " +
                     std::to_string(k) + " (" + e.value(t[k]).dtype.str() + shape_str(e.shape(t[k])) + " and " +
@@ -282,6 +286,12 @@ void expand_scan(Expander &e) {
   for (size_t k = 0; k < result.size(); k++)
     if (e.output(static_cast<int>(k)) >= 0) e.assign(result[k], e.output(static_cast<int>(k)));
 }
+
+std::vector<int> inline_graph(Expander &e, const Graph &body, const std::vector<int> &bind, const std::string &what) {
+  return inline_body(e, body, bind, what);
+}
+
+const Graph &graph_attr(Expander &e, const std::string &name) { return body_attr(e, name); }
 
 }  // namespace expansion
 }  // namespace relay

@@ -51,6 +51,17 @@ const OpTable &select_ops();    // lowering_select.cc: TopK, LRN, windows, seque
 const OpTable &resize_ops();    // lowering_resize.cc: Resize, Upsample
 const OpTable &quant_ops();     // lowering_quant.cc: QuantizeLinear family, integer / QLinear products
 const OpTable &integer_ops();   // lowering_integer.cc: BitShift
+const OpTable &spatial_ops();   // lowering_spatial.cc: GridSample, ReverseSequence, Det (M <= 3); 3-D pooling, N-D ConvTranspose helpers
+const OpTable &signal_ops();    // lowering_signal.cc: DFT, STFT
+
+/** MaxPool (is_max) / AveragePool over NCDHW (lowering_spatial.cc); l_max_pool / l_avg_pool hand it rank-5 inputs. */
+std::vector<Tensor> pool3d(LowerContext &c, bool is_max);
+
+/**
+ * ConvTranspose over any number of spatial axes, direct form (lowering_spatial.cc); l_conv_transpose
+ * hands it all but 2-D, and 2-D with an output_shape past the full result (negative pads).
+ */
+std::vector<Tensor> conv_transpose_nd(LowerContext &c);
 
 /** ONNX Pow with an integer base (lowering_integer.cc); l_pow hands it integer bases. */
 Tensor int_pow(LowerContext &c);

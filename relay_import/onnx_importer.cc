@@ -1,6 +1,8 @@
 #include "relay_import/onnx_importer.h"
 
 #include <onnx/onnx_pb.h>
+// after onnx_pb.h, which defines ONNX_API
+#include <onnx/onnx-data.pb.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -122,6 +124,11 @@ Attr attr_from_proto(const onnx::AttributeProto &p, const std::string &where, in
       a.kind = Attr::Graph;
       a.g = std::make_shared<Graph>(parse_body(p.g(), opset, where + " attribute '" + p.name() + "'"));
       break;
+    case onnx::AttributeProto::TYPE_PROTO:
+      // Optional's 'type': the serialised TypeProto; only its presence is read (lowering_sequence.cc)
+      a.kind = Attr::String;
+      a.s = p.tp().SerializeAsString();
+      break;
     default:
       throw ImportError(where + ": attribute '" + p.name() + "' has an unsupported type " + std::to_string(p.type()));
   }
@@ -168,8 +175,9 @@ Graph parse_body(const onnx::GraphProto &gp, int opset, const std::string &where
   for (const auto &vi : gp.input()) {
     if (b.find_value(vi.name()) >= 0) continue;
     // an untyped input takes the type of what the expansion binds to it
-    if (vi.has_type() && !vi.type().has_tensor_type())
-      throw ImportError(where + ": body input '" + vi.name() + "' is not a tensor (unsupported: sequence / optional / map types)");
+    // sequence and optional body inputs take what the expansion binds (lowering_sequence.cc)
+    if (vi.has_type() && !vi.type().has_tensor_type() && !vi.type().has_sequence_type() && !vi.type().has_optional_type())
+      throw ImportError(where + ": body input '" + vi.name() + "' is not a tensor, sequence or optional (unsupported: map types)");
     int v = b.add_value(vi.name());
     b.values[v].is_input = true;
     b.inputs.push_back(v);
@@ -258,6 +266,61 @@ NDArray read_tensor_pb(const std::string &path, std::string *name) {
   return tensor_from_proto(t, path);
 }
 
+DataValue read_value_pb(const std::string &path, Value::Kind kind) {
+  if (kind == Value::Kind::Tensor) {
+    DataValue d;
+    d.tensors.push_back(read_tensor_pb(path));
+    return d;
+  }
+  std::string bytes;
+  {
+    std::ifstream is(path, std::ios::binary);
+    if (!is) throw ImportError("cannot open test data file '" + path + "'");
+    std::ostringstream ss;
+    ss << is.rdbuf();
+    bytes = ss.str();
+  }
+  DataValue d;
+  d.kind = kind;
+  auto read_sequence = [&](const onnx::SequenceProto &s) {
+    if (s.elem_type() != onnx::SequenceProto::TENSOR)
+      throw ImportError("'" + path + "' holds a sequence of non-tensors (unsupported: elem_type " + std::to_string(s.elem_type()) + ")");
+    d.holds_sequence = true;
+    for (const auto &t : s.tensor_values()) d.tensors.push_back(tensor_from_proto(t, path));
+  };
+  if (kind == Value::Kind::Sequence) {
+    onnx::SequenceProto s;
+    if (!s.ParseFromString(bytes)) throw ImportError("'" + path + "' is not a serialised onnx.SequenceProto");
+    read_sequence(s);
+    return d;
+  }
+  onnx::OptionalProto o;
+  if (!o.ParseFromString(bytes)) throw ImportError("'" + path + "' is not a serialised onnx.OptionalProto");
+  if (o.has_tensor_value()) d.tensors.push_back(tensor_from_proto(o.tensor_value(), path));
+  else if (o.has_sequence_value()) read_sequence(o.sequence_value());
+  else if (o.elem_type() == onnx::OptionalProto::UNDEFINED || o.elem_type() == onnx::OptionalProto::TENSOR ||
+           o.elem_type() == onnx::OptionalProto::SEQUENCE) {  // ONNX's own empty-optional data leaves elem_type UNDEFINED
+    d.empty = true;
+    d.holds_sequence = o.elem_type() == onnx::OptionalProto::SEQUENCE;
+  } else {
+    throw ImportError("'" + path + "' holds an optional of elem_type " + std::to_string(o.elem_type()) + " (unsupported)");
+  }
+  return d;
+}
+
+void set_input(ImportOptions &options, const std::string &name, const DataValue &v) {
+  if (v.empty) {
+    options.empty_optional_inputs.insert(name);
+  } else if (v.holds_sequence) {
+    std::vector<Shape> shapes;
+    for (const auto &t : v.tensors) shapes.push_back(t.shape());
+    options.sequence_input_shapes[name] = shapes;
+  } else {
+    if (v.tensors.size() != 1) throw ImportError("input '" + name + "': a tensor value needs one tensor (internal error)");
+    options.input_shapes[name] = v.tensors[0].shape();
+  }
+}
+
 Graph import_onnx(const std::string &path, const ImportOptions &options) {
   return import_onnx_bytes(read_file(path), path, options);
 }
@@ -280,6 +343,97 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
 }
 
 namespace {
+
+// The element tensor type of a sequence or optional input ("" when it holds a sequence of maps...).
+const onnx::TypeProto &element_type(const onnx::TypeProto &t) {
+  if (t.has_sequence_type()) return element_type(t.sequence_type().elem_type());
+  if (t.has_optional_type()) return element_type(t.optional_type().elem_type());
+  return t;
+}
+
+// A sequence or optional graph input: one graph input "name[k]" per element
+// tensor (ImportOptions), then the sequence / optional value the nodes read.
+// A raw import (no shape inference) keeps one untyped input for it.
+void add_structured_input(Graph &g, const onnx::ValueInfoProto &vi, const ImportOptions &options, const std::string &source,
+                          std::set<std::string> &used_shapes) {
+  const std::string &name = vi.name();
+  const onnx::TypeProto &t = vi.type();
+  bool optional = t.has_optional_type();
+  const onnx::TypeProto &inner = optional ? t.optional_type().elem_type() : t;
+  const onnx::TypeProto &et = element_type(t);
+  std::string what = "model '" + source + "': input '" + name + "'";
+  if (!et.has_tensor_type() || (inner.has_sequence_type() && !inner.sequence_type().elem_type().has_tensor_type()))
+    throw ImportError(what + " is not a tensor, sequence of tensors or optional of either (unsupported: map types)");
+  DType dt = dtype_from_onnx(et.tensor_type().elem_type(), "input '" + name + "'");
+  Value::Kind kind = optional ? Value::Kind::Optional : Value::Kind::Sequence;
+  auto seq = options.sequence_input_shapes.find(name);
+  auto ten = options.input_shapes.find(name);
+  bool empty = options.empty_optional_inputs.count(name) != 0;
+  if (!options.infer_shapes && seq == options.sequence_input_shapes.end() && ten == options.input_shapes.end() && !empty) {
+    int v = g.add_value(name, {}, dt);
+    g.values[v].kind = kind;
+    g.values[v].is_input = true;
+    g.inputs.push_back(v);
+    return;
+  }
+  std::vector<Shape> shapes;
+  if (inner.has_sequence_type()) {
+    if (seq == options.sequence_input_shapes.end() && !(optional && empty))
+      throw ShapeError(what + " is a sequence; give its element shapes (ImportOptions::sequence_input_shapes)");
+    if (seq != options.sequence_input_shapes.end()) shapes = seq->second;
+  } else if (!empty) {
+    if (ten == options.input_shapes.end())
+      throw ShapeError(what + " is an optional tensor; give its shape, or name it in ImportOptions::empty_optional_inputs");
+    used_shapes.insert(name);
+    shapes = {ten->second};
+  }
+  std::vector<int> elements;
+  for (size_t k = 0; k < shapes.size(); k++) {
+    for (int64_t d : shapes[k])
+      if (d <= 0) throw ShapeError(what + ": element " + std::to_string(k) + " has shape " + shape_str(shapes[k]) + " (dimensions must be positive)");
+    if (checked_num_elements(shapes[k], kMaxShapeElements) < 0)
+      throw ShapeError(what + ": element " + std::to_string(k) + " has more than " + std::to_string(kMaxShapeElements) + " elements");
+    int v = g.add_value(name + "[" + std::to_string(k) + "]", shapes[k], dt, true);
+    g.values[v].is_input = true;
+    g.inputs.push_back(v);
+    elements.push_back(v);
+  }
+  int sv = g.add_value(name, {}, dt, true);  // added last: nodes reading `name` find this one
+  if (optional && inner.has_sequence_type() && !empty) {
+    g.values[sv].kind = Value::Kind::Sequence;
+    g.values[sv].elements = elements;
+    int ov = g.add_value(name, {}, dt, true);
+    g.values[ov].kind = Value::Kind::Optional;
+    g.values[ov].elements = {sv};
+  } else {
+    g.values[sv].kind = kind;
+    g.values[sv].elements = elements;
+  }
+}
+
+// Value v as the tensors it flattens to: itself, a sequence's elements, an optional's content.
+void flatten_value(const Graph &g, int v, std::vector<int> *out) {
+  const Value &val = g.values.at(v);
+  if (val.kind == Value::Kind::Tensor) out->push_back(v);
+  else
+    for (int e : val.elements) flatten_value(g, e, out);
+}
+
+// Graph outputs that are sequences or optionals become their element tensors.
+void flatten_outputs(Graph &g, const std::string &source) {
+  std::vector<int> outs;
+  for (int v : g.outputs) flatten_value(g, v, &outs);
+  for (int v : outs)
+    if (!g.values[v].shape_known)
+      throw ImportError("model '" + source + "': output tensor '" + g.values[v].name + "' has no inferred shape");
+  g.outputs = outs;
+  for (auto &val : g.values) {
+    if (val.kind == Value::Kind::Tensor) continue;
+    val.elements.clear();  // element ids do not survive compact(); nothing reads these values any more
+    val.is_input = false;
+  }
+}
+
 Graph import_impl(const std::string &bytes, const std::string &source, const ImportOptions &options) {
   if (bytes.empty()) throw ImportError("model file '" + source + "' is empty");
   onnx::ModelProto model;
@@ -314,6 +468,10 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
     auto fz = options.frozen_inputs.find(vi.name());
     if (fz != options.frozen_inputs.end()) {
       g.add_const(vi.name(), fz->second);
+      continue;
+    }
+    if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+      add_structured_input(g, vi, options, source, used_shapes);
       continue;
     }
     const auto &tt = vi.type().tensor_type();
@@ -427,12 +585,15 @@ Graph import_impl(const std::string &bytes, const std::string &source, const Imp
   for (const auto &vo : gp.output()) {
     int v = g.find_value(vo.name());
     if (v < 0) throw ImportError("model '" + source + "': output '" + vo.name() + "' is not produced by any node");
+    if (vo.type().has_sequence_type()) g.values[v].kind = Value::Kind::Sequence;
+    if (vo.type().has_optional_type()) g.values[v].kind = Value::Kind::Optional;
     g.outputs.push_back(v);
   }
   if (g.outputs.empty()) throw ImportError("model '" + source + "' has no outputs");
   g.topo_order();  // raises on a cycle
   if (options.infer_shapes) {
     infer_shapes(g, options.fold_constants);
+    flatten_outputs(g, source);
     g.compact();
   }
   return g;

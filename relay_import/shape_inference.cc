@@ -67,7 +67,7 @@ namespace {
 // Infers (and folds) node id; an expanded op (RNN, Loop, ...) is replaced by
 // new nodes, each inferred the same way as the expansion adds it.
 void infer_and_fold(Graph &g, int id, bool fold) {
-  if (is_expanded_op(g.nodes[id].op)) {
+  if (is_expanded_op(g.nodes[id].op) || reads_non_tensor(g, id)) {
     expand_node(g, id, [&g, fold](int k) { infer_and_fold(g, k, fold); });
     return;
   }

@@ -16,6 +16,11 @@
 // (export_check.h): a library compiled for CPU extensions this CPU lacks, or
 // a file whose size or SHA-256 differs from the manifest, raises
 // ExportCheckError naming the file (the command lines exit with code 2).
+// A CUDA export (`tetune compile --target cuda`) keeps its weights, planned
+// buffers and inputs in device memory from load() on (runtime/device_memory.h):
+// a run uploads the inputs, launches every kernel on the device, and
+// downloads the outputs, which waits for the kernels: one synchronisation
+// per run.
 // A Model is not thread-safe (its buffers are reused between runs).
 #pragma once
 
@@ -59,7 +64,8 @@ class Model {
    * Per-kernel timing: when on, run() records the wall time (ms) of each
    * kernel call; last_call_ms()[i] belongs to call_names()[i] (the kernel
    * groups in execution order, "group:kernel"). Off by default (it adds a
-   * clock read per kernel).
+   * clock read per kernel; on a CUDA export also a device sync per kernel,
+   * so the time is the kernel's, not its launch's).
    */
   void set_profiling(bool on);
   const std::vector<double> &last_call_ms() const;

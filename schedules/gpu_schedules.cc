@@ -76,6 +76,7 @@ Schedule gpu_gemm_register_schedule(const Tensor &C, const GpuGemmRegisterTiles 
   const std::string out = matmul_stage(s, C, "gpu_gemm_register_schedule");
   const StageInfo &root = s.stage(out);
   const std::string i = root.spatial_axes[0], j = root.spatial_axes[1], k = root.reduce_axes[0].var.name();
+  const std::string A = s.inputs()[0].name(), B = s.inputs()[1].name();
   std::string local = s.cache_write(out);
 
   // Per-thread tiles of C, then threads_i x threads_j of them per block.
@@ -103,6 +104,22 @@ Schedule gpu_gemm_register_schedule(const Tensor &C, const GpuGemmRegisterTiles 
   if (t.k_unroll > 1) s.unroll(local, ki);
   s.unroll(local, lii);
   if (t.tile_j > 1) s.vectorize(local, lji);
+  if (!t.stage) return s;
+
+  // Register copies of this k group's A rows and B columns: A is (i, k) with
+  // k contiguous, B is (k, j) with j contiguous; vectorize the contiguous axis.
+  // (Split by the thread's tile, as above, so the unrolled loops have its nominal extent.)
+  for (const std::string &in : {A, B}) {
+    std::string reg = s.cache_read(in, {local});
+    s.compute_at(reg, local, ko);
+    const StageInfo &st = s.stage(reg);
+    const bool is_a = in == A;
+    auto [ro, ri] = s.split(reg, st.spatial_axes[0], is_a ? t.tile_i : t.k_unroll);
+    auto [co, ci] = s.split(reg, s.stage(reg).spatial_axes[1], is_a ? t.k_unroll : t.tile_j);
+    s.reorder(reg, {ro, co, ri, ci});
+    s.unroll(reg, ri);
+    if ((is_a ? t.k_unroll : t.tile_j) > 1) s.vectorize(reg, ci);
+  }
   return s;
 }
 

@@ -27,17 +27,18 @@ struct GpuGemmTiles {
 Schedule gpu_gemm_schedule(const Tensor &C, const GpuGemmTiles &tiles = GpuGemmTiles{});
 
 /**
- * Tile sizes of gpu_gemm_register_schedule. Defaults: 8 x 4 outputs per
- * thread, 16 x 16 threads, k unrolled by 4 (the best of a hand sweep on an
- * H100; bench/gpu:gemm at 4096^3: 24.2 TFLOP/s, 0.47x cuBLAS, against 1.9
- * TFLOP/s for gpu_gemm_schedule).
+ * Tile sizes of gpu_gemm_register_schedule. Defaults: 4 x 4 outputs per
+ * thread, 4 x 16 threads, k unrolled by 4, A and B staged in registers (the
+ * best of a 112-point sweep of this structure on an H100 at 4096^3; see
+ * bench/RESULTS.md).
  */
 struct GpuGemmRegisterTiles {
-  int64_t tile_i = 8;      // rows of C per thread (unrolled)
+  int64_t tile_i = 4;      // rows of C per thread (unrolled)
   int64_t tile_j = 4;      // columns of C per thread (contiguous, vectorized: one float4 load of B per k)
-  int64_t threads_i = 16;  // threadIdx.y extent
+  int64_t threads_i = 4;   // threadIdx.y extent
   int64_t threads_j = 16;  // threadIdx.x extent
   int64_t k_unroll = 4;    // k loop unrolled by this factor
+  bool stage = true;       // copy each unrolled k group of A (tile_i x k_unroll) and B (k_unroll x tile_j) into registers first
 };
 
 /**
@@ -46,6 +47,11 @@ struct GpuGemmRegisterTiles {
  * whose accumulation stage C.local is computed at the thread loop, so its
  * tile_i * tile_j values stay in registers over the whole k loop; A and B are
  * read through the L1 cache (threads of a warp read adjacent columns of B).
+ * With `stage`, each unrolled group of k_unroll steps first loads its
+ * tile_i x k_unroll block of A (rows vectorized along k) and k_unroll x
+ * tile_j block of B into registers (cache_read stages at the k loop), so the
+ * loads are wide and issued together before the FMAs, as Halide's
+ * apps/cuda_mat_mul stages A.in() and B.in() at its unrolled reduction loop.
  * Blocks of threads_i x threads_j threads (blockIdx.y / .x over the tiles).
  * Raises ScheduleError when C is not a 2-d matmul of two inputs.
  */

@@ -13,6 +13,7 @@
 //   "tile_i" x "tile_j"   outputs per thread (rows unrolled, columns vectorized) 1..8
 //   "threads_i" x "threads_j"  threads per block                                 4..32
 //   "k_unroll"            k loop unroll                                          1..8
+//   "stage"               A and B staged in registers per unrolled k group       0, 1
 // A matmul point is drawn from sketch 0 or 3 with equal odds; mutation keeps
 // the sketch, and two points of different sketches do not cross over.
 // Sketch 2, any other DAG that is one reduction (conv2d, batched matmul,
@@ -48,7 +49,7 @@ const std::map<std::string, std::vector<int64_t>> kGemmParams = {
     {"block", {16, 32, 64, 128}}, {"thread", {1, 2, 4, 8}}, {"k_step", {4, 8, 16, 32}}};
 const std::map<std::string, std::vector<int64_t>> kGemmRegisterParams = {
     {"tile_i", {1, 2, 4, 8}}, {"tile_j", {1, 2, 4, 8}}, {"threads_i", {4, 8, 16, 32}}, {"threads_j", {8, 16, 32}},
-    {"k_unroll", {1, 2, 4, 8}}};
+    {"k_unroll", {1, 2, 4, 8}}, {"stage", {0, 1}}};
 const std::map<std::string, std::vector<int64_t>> kSimpleParams = {{"threads", {64, 128, 256, 512, 1024}}};
 
 bool is_matmul(const Task &t) {
@@ -116,6 +117,8 @@ class GpuSpace : public Space {
         t.threads_i = p.params.at("threads_i");
         t.threads_j = p.params.at("threads_j");
         t.k_unroll = p.params.at("k_unroll");
+        auto st = p.params.find("stage");  // absent in points of logs written before it existed
+        t.stage = st == p.params.end() || st->second != 0;
         return gpu_gemm_register_schedule(task_.outputs[0], t);
       }
       return gpu_simple_schedule(task_.outputs, p.params.at("threads"));

@@ -128,6 +128,9 @@ int main(int argc, char **argv) {
   };
   row("tetune gpu_gemm_schedule", tetune::gpu_gemm_schedule(C));
   row("tetune gpu_gemm_register_schedule", tetune::gpu_gemm_register_schedule(C));
+  tetune::GpuGemmRegisterTiles unstaged;  // the earlier hand tiles: 8 x 4 per thread, 16 x 16 threads, no staging
+  unstaged.tile_i = 8, unstaged.threads_i = 16, unstaged.stage = false;
+  row("tetune register, 8x4, 16x16, unstaged", tetune::gpu_gemm_register_schedule(C, unstaged));
   if (argc > 2) {  // a schedule trace, e.g. the one `tetune tune-op --target cuda` printed
     std::ifstream f(argv[2]);
     std::stringstream json;

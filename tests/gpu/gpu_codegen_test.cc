@@ -58,7 +58,7 @@ TEST(GpuCodegen, GemmSharedMemoryTilesAssemble) {
 
 TEST(GpuCodegen, GemmRegisterTilesAssembleWithoutSharedOrLocalMemory) {
   SKIP_WITHOUT_PTXAS();
-  Schedule s = gpu_gemm_register_schedule(matmul(256, 256, 256));  // 8x4 per thread, 16x16 threads
+  Schedule s = gpu_gemm_register_schedule(matmul(256, 256, 256));  // 4x4 per thread, 4x16 threads, A and B staged
   std::string ptx = compile_and_assemble(s, "gemm256_reg");
   EXPECT_EQ(ptx.find(".shared"), std::string::npos) << "this structure stages nothing in shared memory";
   EXPECT_EQ(ptx.find("bar.sync"), std::string::npos);

@@ -36,8 +36,11 @@ TEST(GpuRun, GemmRegisterTilesMatchCpuReference) {
   t.threads_i = 4;
   t.threads_j = 8;
   t.k_unroll = 8;
-  auto out2 = Kernel::build(gpu_gemm_register_schedule(odd.output, t), Target{"cuda"}).run(odd.data);
-  EXPECT_TRUE(all_close(out2[0], odd.expected, 1e-4, 1e-4, &where)) << where;
+  for (bool stage : {false, true}) {
+    t.stage = stage;
+    auto out2 = Kernel::build(gpu_gemm_register_schedule(odd.output, t), Target{"cuda"}).run(odd.data);
+    EXPECT_TRUE(all_close(out2[0], odd.expected, 1e-4, 1e-4, &where)) << "stage " << stage << ": " << where;
+  }
 }
 
 TEST(GpuRun, ConvMatchesCpuReference) {

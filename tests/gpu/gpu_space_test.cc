@@ -129,7 +129,7 @@ TEST(GpuSpace, GemmMutationsKeepTheSketchAndCrossoversStayWithinOne) {
   ASSERT_EQ(first.size(), 2u);
   const autotune::Candidate &shared = first.at(0), &reg = first.at(3);
   EXPECT_EQ(shared.params.size(), 3u);  // block, thread, k_step
-  EXPECT_EQ(reg.params.size(), 5u);     // tile_i, tile_j, threads_i, threads_j, k_unroll
+  EXPECT_EQ(reg.params.size(), 6u);     // tile_i, tile_j, threads_i, threads_j, k_unroll, stage
   for (int i = 0; i < 40; i++) {
     for (const auto *p : {&shared, &reg}) {
       autotune::Candidate m = space->mutate(*p, rng);
