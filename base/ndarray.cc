@@ -91,6 +91,20 @@ double NDArray::get(int64_t i) const {
   return 0;
 }
 
+int64_t NDArray::get_int(int64_t i) const {
+  const void *p = storage_.data();
+  if (dtype_.code == DType::Int && dtype_.bits == 64) return static_cast<const int64_t *>(p)[i];
+  if (dtype_.code == DType::UInt && dtype_.bits == 64) {
+    uint64_t u = static_cast<const uint64_t *>(p)[i];
+    return u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
+  }
+  double v = get(i);  // exact for every narrower integer type
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
 void NDArray::set(int64_t i, double v) {
   void *p = storage_.data();
   if (dtype_.code == DType::Int || dtype_.code == DType::UInt) {

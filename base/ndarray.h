@@ -54,6 +54,13 @@ class NDArray {
 
   /** Element i (flat, row-major) converted to double, for any dtype. */
   double get(int64_t i) const;
+  /**
+   * Element i as an exact int64 for integer and bool dtypes (get() rounds
+   * above 2^53: INT64_MAX, PyTorch's "to the end" in Slice, would come back
+   * as 2^63 and wrap); uint64 above INT64_MAX saturates; a float is
+   * truncated toward zero and saturated, NaN gives 0.
+   */
+  int64_t get_int(int64_t i) const;
   /** Stores v into element i, converted (rounded / saturated per C rules) to the dtype. */
   void set(int64_t i, double v);
 

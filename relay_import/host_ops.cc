@@ -193,7 +193,7 @@ std::vector<NDArray> nms(const Node &n, const std::vector<NDArray> &in) {
   const NDArray &boxes = in.at(0), &scores = in.at(1);
   if (boxes.dtype() != float32() || scores.dtype() != float32()) fail(n, "boxes and scores must be float32");
   int64_t B = boxes.shape()[0], N = boxes.shape()[1], C = scores.shape()[1];
-  int64_t max_out = in.size() > 2 && in[2].size() > 0 ? static_cast<int64_t>(in[2].get(0)) : 0;
+  int64_t max_out = in.size() > 2 && in[2].size() > 0 ? in[2].get_int(0) : 0;
   float iou = in.size() > 3 && in[3].size() > 0 ? static_cast<float>(in[3].get(0)) : 0.0f;
   bool has_score = in.size() > 4 && in[4].size() > 0;
   float score_thr = has_score ? static_cast<float>(in[4].get(0)) : 0.0f;

@@ -268,7 +268,7 @@ void expand_scan(Expander &e) {
       const Value &sl = e.value(e.input(0));
       if (!sl.is_const()) e.unsupported("non-constant sequence_lens");
       for (int64_t k = 0; k < sl.data->size(); k++)
-        if (static_cast<int64_t>(sl.data->get(k)) != len) e.unsupported("sequence_lens shorter than the sequence");
+        if (sl.data->get_int(k) != len) e.unsupported("sequence_lens shorter than the sequence");
     }
     std::vector<std::vector<int>> per_batch;
     for (int64_t b = 0; b < batch; b++) {

@@ -206,7 +206,7 @@ LOWER(l_trilu) {
   Tensor kt = c.has(1) && !kc ? c.in(1) : Tensor();
   if (kt.defined() && (kt.dtype() != int64() || checked_num_elements(kt.shape(), 1) != 1))
     c.shape_fail("k must be a one-element int64 tensor, got " + kt.dtype().str() + " " + shape_str(kt.shape()));
-  int64_t k = kc ? static_cast<int64_t>(kc->get(0)) : 0;
+  int64_t k = kc ? kc->get_int(0) : 0;
   bool upper = c.node().attr_i("upper", 1) != 0;
   int r = x.ndim();
   DType dt = x.dtype();

@@ -142,8 +142,8 @@ void expand_recurrent(Expander &e) {
     if (!sl.is_const()) e.unsupported("non-constant sequence_lens (the unrolled step count is static)");
     if (sl.data->size() != batch) e.shape_fail("sequence_lens has " + std::to_string(sl.data->size()) + " values, batch is " + std::to_string(batch));
     for (int64_t k = 0; k < sl.data->size(); k++)
-      if (static_cast<int64_t>(sl.data->get(k)) != seq)
-        e.unsupported("sequence_lens shorter than the sequence (" + std::to_string(static_cast<int64_t>(sl.data->get(k))) +
+      if (sl.data->get_int(k) != seq)
+        e.unsupported("sequence_lens shorter than the sequence (" + std::to_string(sl.data->get_int(k)) +
                       " < " + std::to_string(seq) + " for batch " + std::to_string(k) + ")");
   }
   auto acts = activations(e, dirs);

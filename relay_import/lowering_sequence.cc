@@ -68,7 +68,7 @@ size_t position(Expander &e, int i, size_t n, int64_t def, bool end_ok) {
     if (!val.is_const()) e.unsupported("position input '" + val.name + "' that is not a compile-time constant");
     if (val.data->size() != 1) e.shape_fail("position has " + std::to_string(val.data->size()) + " elements, expected 1");
     if (!val.dtype.is_int()) e.fail("position has dtype " + val.dtype.str() + ", expected int32 or int64");
-    p = static_cast<int64_t>(val.data->get(0));
+    p = val.data->get_int(0);
   }
   int64_t len = static_cast<int64_t>(n), hi = end_ok ? len : len - 1;
   if (p < -len || p > hi)
@@ -105,13 +105,13 @@ void split_to_sequence(Expander &e) {
     const Value &sp = e.value(e.input(1));
     if (!sp.is_const()) e.unsupported("input split that is not a compile-time constant");
     if (sp.shape.empty()) {
-      int64_t c = static_cast<int64_t>(sp.data->get(0));
+      int64_t c = sp.data->get_int(0);
       if (c <= 0) e.shape_fail("split " + std::to_string(c) + " must be positive");
       for (int64_t at = 0; at < dim; at += c) sizes.push_back(std::min(c, dim - at));
     } else {
       int64_t sum = 0;
       for (int64_t k = 0; k < sp.data->size(); k++) {
-        sizes.push_back(static_cast<int64_t>(sp.data->get(k)));
+        sizes.push_back(sp.data->get_int(k));
         if (sizes.back() < 0) e.shape_fail("split has a negative size");
         sum += sizes.back();
       }

@@ -583,14 +583,17 @@ void Schedule::apply_step(const RfactorStep &s) {
 
 std::pair<std::string, std::string> Schedule::split(const std::string &stage, const std::string &axis, int64_t factor,
                                                     TailStrategy tail) {
+  // Names first: `axis` may refer into this schedule's own leaves, which apply() rewrites.
+  std::pair<std::string, std::string> names{axis + "_o", axis + "_i"};
   apply(SplitStep{stage, axis, factor, false, tail});
-  return {axis + "_o", axis + "_i"};
+  return names;
 }
 
 std::pair<std::string, std::string> Schedule::split_nparts(const std::string &stage, const std::string &axis,
                                                            int64_t nparts, TailStrategy tail) {
+  std::pair<std::string, std::string> names{axis + "_o", axis + "_i"};  // before apply(), as in split()
   apply(SplitStep{stage, axis, nparts, true, tail});
-  return {axis + "_o", axis + "_i"};
+  return names;
 }
 
 std::vector<std::string> Schedule::tile(const std::string &stage, const std::string &x, const std::string &y,
@@ -602,8 +605,9 @@ std::vector<std::string> Schedule::tile(const std::string &stage, const std::str
 }
 
 std::string Schedule::fuse(const std::string &stage, const std::string &outer, const std::string &inner) {
+  std::string name = outer + "_" + inner + "_f";  // before apply(), as in split()
   apply(FuseStep{stage, outer, inner});
-  return outer + "_" + inner + "_f";
+  return name;
 }
 
 void Schedule::reorder(const std::string &stage, const std::vector<std::string> &order) {

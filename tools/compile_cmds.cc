@@ -30,7 +30,7 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 void add_compile_commands(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "AOT-compile an ONNX model into OUT/ (libmodel.so, graph.bin, weights.bin, manifest.json)");
   struct Opts {
-    std::string model, out, db, target = "host", cxx;
+    std::string model, out, db, target = "host", cxx, gpu;
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
     bool keep_build = false, quiet = false, plain = false, no_shipped = false;
@@ -44,6 +44,9 @@ void add_compile_commands(CLI::App &app) {
                   "$XDG_CACHE_HOME/tetune/tetune.db); it must exist. The shipped log is read after it");
   cmd->add_flag("--no-shipped-log", o->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   cmd->add_option("--target", o->target, "host | cuda | a Halide target string (default host)");
+  cmd->add_option("--gpu", o->gpu,
+                  "with --target cuda: the GPU whose tuned records to use, as the driver names it (e.g. \"NVIDIA H100 80GB "
+                  "HBM3\"; default: this machine's GPU; records of another GPU never apply)");
   add_threads_option(cmd, o->threads, "thread count recorded in the tasks (tuning-record lookup: the count `tune` used)");
   cmd->add_option("--cxx", o->cxx, "C++ compiler driver used to link libmodel.so (default $CXX or g++)");
   cmd->add_flag("--keep-build", o->keep_build,
@@ -70,7 +73,7 @@ void add_compile_commands(CLI::App &app) {
     // the shipped one (relay_import/tuned_schedules.h), each opened read-only; the default schedule
     // (counted and listed as untuned) for tasks without one.
     auto stats = std::make_shared<relay::TunedLookupStats>();
-    relay::use_tuned_schedules(eo.compile, relay::TunedLogs{o->db, !o->no_shipped}, stats.get());
+    relay::use_tuned_schedules(eo.compile, relay::TunedLogs{o->db, !o->no_shipped, o->gpu}, stats.get());
     eo.tuning_db = stats->logs;
     eo.tuned_note = "tuned schedules from " + stats->logs + " (default schedule for tasks without a record)";
     relay::ExportResult r = relay::export_model(std::move(g), o->out, eo);

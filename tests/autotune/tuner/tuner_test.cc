@@ -14,6 +14,7 @@
 #include "autotune/measure/record_store.h"
 #include "autotune/tuner.h"
 #include "relay_import/tuned_schedules.h"
+#include "schedule/trace.h"
 #include "te/interpreter.h"
 #include "te/ops/elementwise.h"
 
@@ -65,6 +66,27 @@ TEST(Tuner, RecordsEveryTrialAndResumes) {
   std::set<std::string> schedules;
   for (const auto &rec : st.records()) schedules.insert(rec.schedule_json);
   EXPECT_EQ(schedules.size(), 32u);
+}
+
+// Records are kept per target: a CPU record of a workload never serves the
+// same workload compiled for CUDA (the key has kind=cuda and the GPU's name),
+// which gets the default GPU schedule instead (threads bound, no CPU steps).
+TEST(Tuner, CpuRecordsNeverServeACudaTask) {
+  Task t = gemm_task(64);
+  std::string db = std::string(std::getenv("TEST_TMPDIR")) + "/cpu_only.db";
+  ASSERT_TRUE(tune(t, fast(db, 4)).best.has_value());
+  Task gpu = make_task("gemm_cuda", t.outputs, Target{"cuda"}, 1);
+  ASSERT_EQ(gpu.workload_key, t.workload_key);
+  relay::CompileOptions co;
+  co.target = Target{"cuda"};
+  relay::TunedLookupStats stats;
+  relay::TunedLookupOptions quiet;
+  quiet.print_notes = false;
+  relay::use_tuned_schedules(co, relay::TunedLogs{db, false, "NVIDIA H100 80GB HBM3"}, &stats, quiet);
+  EXPECT_FALSE(co.is_tuned(gpu));
+  Schedule s = co.schedule_for(gpu);
+  EXPECT_EQ(stats.untuned, 1) << relay::format_lookup_stats(stats);
+  EXPECT_NE(trace_to_json(s).find("blockIdx.x"), std::string::npos) << "the GPU default schedule binds blocks";
 }
 
 // A workload key ignores names, so a record tuned on one compute must serve
