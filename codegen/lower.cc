@@ -117,6 +117,7 @@ struct ExprLowering {
       case UnaryOp::Atanh: return Halide::atanh(a);
       case UnaryOp::IsNan: return is_nan_bits(a);
       case UnaryOp::IsInf: return is_inf_bits(a);
+      case UnaryOp::BitNot: return ~a;
     }
     throw CodegenError("unknown unary op");
   }
@@ -149,6 +150,9 @@ struct ExprLowering {
       case BinaryOp::GE: return a >= b;
       case BinaryOp::And: return a && b;
       case BinaryOp::Or: return a || b;
+      case BinaryOp::BitAnd: return a & b;
+      case BinaryOp::BitOr: return a | b;
+      case BinaryOp::BitXor: return a ^ b;
     }
     throw CodegenError("unknown binary op");
   }

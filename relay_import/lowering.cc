@@ -406,7 +406,7 @@ std::vector<int64_t> auto_pads(LowerContext &c, const Shape &in_hw, const std::v
 
 LOWER(l_conv) {
   Tensor x = c.in(0);
-  if (x.ndim() != 4) c.unsupported(std::to_string(x.ndim() - 2) + "-D convolution (only 2-D)");
+  if (x.ndim() != 4) return conv_other_rank(c);
   Tensor w = c.in_rank(1, 4, "weight");
   Tensor b = c.has(2) ? c.in_rank(2, 1, "bias") : Tensor();
   std::vector<int64_t> k = {w.shape()[2], w.shape()[3]};
@@ -823,7 +823,8 @@ const lowering::OpTable &registry() {
     for (const lowering::OpTable *t :
          {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops(),
           &lowering::rnn_ops(), &lowering::dynamic_ops(), &lowering::select_ops(), &lowering::resize_ops(), &lowering::quant_ops(),
-          &lowering::integer_ops(), &lowering::spatial_ops(), &lowering::signal_ops()})
+          &lowering::integer_ops(), &lowering::spatial_ops(), &lowering::signal_ops(),
+          &lowering::unpool_ops(), &lowering::einsum_ops(), &lowering::cumsum_ops()})
       for (const auto &kv : *t)
         if (!all.emplace(kv.first, kv.second).second)
           throw Error("internal error: ONNX op '" + kv.first + "' has two lowerings");

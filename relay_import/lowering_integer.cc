@@ -1,5 +1,5 @@
-// ONNX lowerings: integer-only elementwise ops, BitShift and Pow with an
-// integer base (see lowering_internal.h).
+// ONNX lowerings: integer-only elementwise ops, BitShift, the bitwise ops and
+// Pow with an integer base (see lowering_internal.h).
 #include "relay_import/lowering_internal.h"
 
 #include <cmath>
@@ -14,17 +14,6 @@ namespace lowering {
 
 namespace {
 
-// f(a, b) over the NumPy broadcast of inputs 0 and 1; dtype out.
-Tensor broadcast_expr(LowerContext &c, const std::function<Expr(const Expr &, const Expr &)> &f, const std::string &onnx) {
-  Tensor a = c.in(0), b = c.in(1);
-  Shape out = ops::broadcast_shapes(a.shape(), b.shape());
-  Tensor t = compute(
-      out, [&](const std::vector<Var> &i) { return f(a(ops::broadcast_index(a, out, i)), b(ops::broadcast_index(b, out, i))); },
-      c.name(), "", ops::default_axis_names(static_cast<int>(out.size())));
-  bool same = a.shape() == out && b.shape() == out;
-  return ops::annotate(t, same ? "elemwise" : "broadcast", {{"op", onnx}});
-}
-
 // ONNX BitShift (opset 11): unsigned x shifted by y bits. TE has no shift
 // operator, so the shift is a multiply / divide by 2^y (exact for unsigned
 // types; the multiply wraps modulo 2^bits as a left shift drops high bits).
@@ -37,7 +26,7 @@ LOWER(l_bit_shift) {
   if (dir != "LEFT" && dir != "RIGHT") c.attr_fail("attribute 'direction' must be LEFT or RIGHT, got '" + dir + "'");
   DType t = x.dtype();
   bool left = dir == "LEFT";
-  return {broadcast_expr(
+  return {broadcast_binary(
       c,
       [&](const Expr &a, const Expr &n) {
         Expr p = cast(t, pow(make_float(2.0, float64()), cast(float64(), n)));
@@ -57,7 +46,7 @@ Tensor int_pow(LowerContext &c) {
   DType t = a.dtype();
   if (!t.is_int() && !t.is_uint()) c.unsupported("Pow base dtype " + t.str());
   if (!b.dtype().is_float() && !b.dtype().is_int() && !b.dtype().is_uint()) c.unsupported("Pow exponent dtype " + b.dtype().str());
-  return broadcast_expr(
+  return broadcast_binary(
       c,
       [&](const Expr &x, const Expr &e) {
         Expr r = pow(cast(float64(), x), cast(float64(), e));
@@ -70,9 +59,24 @@ Tensor int_pow(LowerContext &c) {
       "Pow");
 }
 
+namespace {
+
+// ONNX BitwiseAnd / Or / Xor / Not (opset 18): integer tensors of one dtype;
+// a float or bool input is a DTypeError from the TE operator.
+LOWER(l_bitwise_and) { return {binop(c, BinaryOp::BitAnd, "BitwiseAnd")}; }
+LOWER(l_bitwise_or) { return {binop(c, BinaryOp::BitOr, "BitwiseOr")}; }
+LOWER(l_bitwise_xor) { return {binop(c, BinaryOp::BitXor, "BitwiseXor")}; }
+LOWER(l_bitwise_not) { return {unop(c, [](const Expr &x) { return ~x; }, "BitwiseNot", false)}; }
+
+}  // namespace
+
 const OpTable &integer_ops() {
   static const OpTable t = {
       {"BitShift", {l_bit_shift, OpPattern::Elemwise}},
+      {"BitwiseAnd", {l_bitwise_and, OpPattern::Elemwise}},
+      {"BitwiseOr", {l_bitwise_or, OpPattern::Elemwise}},
+      {"BitwiseXor", {l_bitwise_xor, OpPattern::Elemwise}},
+      {"BitwiseNot", {l_bitwise_not, OpPattern::Elemwise}},
   };
   return t;
 }

@@ -29,6 +29,8 @@ Expr imm(double v, DType t);
 std::vector<Expr> idx_of(const std::vector<Var> &i);
 /** Elementwise op over input 0; UnsupportedError-style ImportError when need_float and the input is not a float. */
 Tensor unop(LowerContext &c, const std::function<Expr(const Expr &)> &f, const std::string &onnx, bool need_float = true);
+/** f(a, b) over the NumPy broadcast of inputs 0 and 1 (no dtype check; the result has f's dtype). */
+Tensor broadcast_binary(LowerContext &c, const std::function<Expr(const Expr &, const Expr &)> &f, const std::string &onnx);
 /** Binary elementwise op with NumPy broadcasting (ONNX Add, Sub, ...). */
 Tensor binop(LowerContext &c, BinaryOp op, const std::string &onnx);
 
@@ -50,9 +52,12 @@ const OpTable &dynamic_ops();   // lowering_dynamic.cc: data-dependent output si
 const OpTable &select_ops();    // lowering_select.cc: TopK, LRN, windows, sequence / spatial sampling
 const OpTable &resize_ops();    // lowering_resize.cc: Resize, Upsample
 const OpTable &quant_ops();     // lowering_quant.cc: QuantizeLinear family, integer / QLinear products
-const OpTable &integer_ops();   // lowering_integer.cc: BitShift
+const OpTable &integer_ops();   // lowering_integer.cc: BitShift, BitwiseAnd / Or / Xor / Not
 const OpTable &spatial_ops();   // lowering_spatial.cc: GridSample, ReverseSequence, Det (M <= 3); 3-D pooling, N-D ConvTranspose helpers
 const OpTable &signal_ops();    // lowering_signal.cc: DFT, STFT
+const OpTable &unpool_ops();    // lowering_unpool.cc: RoiAlign, MaxUnpool
+const OpTable &einsum_ops();    // lowering_einsum.cc: Einsum
+const OpTable &cumsum_ops();    // lowering_cumsum.cc: CumSum
 
 /** MaxPool (is_max) / AveragePool over NCDHW (lowering_spatial.cc); l_max_pool / l_avg_pool hand it rank-5 inputs. */
 std::vector<Tensor> pool3d(LowerContext &c, bool is_max);
@@ -62,6 +67,12 @@ std::vector<Tensor> pool3d(LowerContext &c, bool is_max);
  * hands it all but 2-D, and 2-D with an output_shape past the full result (negative pads).
  */
 std::vector<Tensor> conv_transpose_nd(LowerContext &c);
+
+/**
+ * Conv over 1-D inputs (as conv2d over [N, C, 1, L]) and 3-D or more (ops::conv_nd)
+ * (lowering_conv.cc); l_conv hands it every input that is not 2-D.
+ */
+std::vector<Tensor> conv_other_rank(LowerContext &c);
 
 /** ONNX Pow with an integer base (lowering_integer.cc); l_pow hands it integer bases. */
 Tensor int_pow(LowerContext &c);

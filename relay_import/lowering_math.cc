@@ -11,18 +11,23 @@ namespace tetune {
 namespace relay {
 namespace lowering {
 
-namespace {
-
-// Binary elementwise f(a, b) with NumPy broadcasting; both inputs of one dtype.
-Tensor bin_expr(LowerContext &c, const std::function<Expr(const Expr &, const Expr &)> &f, const std::string &onnx) {
+Tensor broadcast_binary(LowerContext &c, const std::function<Expr(const Expr &, const Expr &)> &f, const std::string &onnx) {
   Tensor a = c.in(0), b = c.in(1);
-  if (a.dtype() != b.dtype()) c.fail("input dtypes differ: " + a.dtype().str() + " and " + b.dtype().str());
   Shape out = ops::broadcast_shapes(a.shape(), b.shape());
   Tensor t = compute(
       out, [&](const std::vector<Var> &i) { return f(a(ops::broadcast_index(a, out, i)), b(ops::broadcast_index(b, out, i))); },
       c.name(), "", ops::default_axis_names(static_cast<int>(out.size())));
   bool same = a.shape() == out && b.shape() == out;
   return ops::annotate(t, same ? "elemwise" : "broadcast", {{"op", onnx}});
+}
+
+namespace {
+
+// Binary elementwise f(a, b) with NumPy broadcasting; both inputs of one dtype.
+Tensor bin_expr(LowerContext &c, const std::function<Expr(const Expr &, const Expr &)> &f, const std::string &onnx) {
+  if (c.in(0).dtype() != c.in(1).dtype())
+    c.fail("input dtypes differ: " + c.in(0).dtype().str() + " and " + c.in(1).dtype().str());
+  return broadcast_binary(c, f, onnx);
 }
 
 LOWER(l_sin) { return {unop(c, [](const Expr &x) { return sin(x); }, "Sin")}; }

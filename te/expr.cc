@@ -19,12 +19,12 @@ IterVar reduce_axis(int64_t extent, const std::string &name) {
 const char *to_string(UnaryOp op) {
   static const char *names[] = {"neg", "not", "exp", "log", "sqrt", "tanh", "erf",
                                 "floor", "ceil", "round", "abs", "sin", "cos",
-                                "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "is_nan", "is_inf"};
+                                "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "is_nan", "is_inf", "bit_not"};
   return names[static_cast<int>(op)];
 }
 const char *to_string(BinaryOp op) {
   static const char *names[] = {"+", "-", "*", "/", "%", "min", "max", "pow",
-                                "==", "!=", "<", "<=", ">", ">=", "&&", "||"};
+                                "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^"};
   return names[static_cast<int>(op)];
 }
 const char *to_string(ReduceOp op) {
@@ -123,6 +123,9 @@ Expr unary(UnaryOp op, const Expr &a) {
     case UnaryOp::Neg:
     case UnaryOp::Abs:
       break;
+    case UnaryOp::BitNot:
+      if (!t.is_int() && !t.is_uint()) throw DTypeError(std::string("operator ~ needs an integer, got ") + t.str() + ": " + to_string(a));
+      break;
     default:
       if (!t.is_float()) throw DTypeError(std::string(to_string(op)) + " needs a float operand, got " + t.str() + ": " + to_string(a));
   }
@@ -141,6 +144,9 @@ Expr binary(BinaryOp op, Expr a, Expr b) {
   bool logical = op == BinaryOp::And || op == BinaryOp::Or;
   if (logical && !t.is_bool()) throw DTypeError(std::string("operator ") + to_string(op) + " needs bool operands, got " + t.str());
   if (op == BinaryOp::Pow && !t.is_float()) throw DTypeError("pow needs float operands, got " + t.str());
+  bool bitwise = op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor;
+  if (bitwise && !t.is_int() && !t.is_uint())
+    throw DTypeError(std::string("operator ") + to_string(op) + " needs integer operands, got " + t.str());
   auto n = node(ExprKind::Binary, compare ? boolean() : t);
   n->op = static_cast<int>(op);
   n->args = {a, b};
@@ -162,6 +168,10 @@ Expr operator>=(const Expr &a, const Expr &b) { return binary(BinaryOp::GE, a, b
 Expr operator&&(const Expr &a, const Expr &b) { return binary(BinaryOp::And, a, b); }
 Expr operator||(const Expr &a, const Expr &b) { return binary(BinaryOp::Or, a, b); }
 Expr operator!(const Expr &a) { return unary(UnaryOp::Not, a); }
+Expr operator&(const Expr &a, const Expr &b) { return binary(BinaryOp::BitAnd, a, b); }
+Expr operator|(const Expr &a, const Expr &b) { return binary(BinaryOp::BitOr, a, b); }
+Expr operator^(const Expr &a, const Expr &b) { return binary(BinaryOp::BitXor, a, b); }
+Expr operator~(const Expr &a) { return unary(UnaryOp::BitNot, a); }
 
 Expr min(const Expr &a, const Expr &b) { return binary(BinaryOp::Min, a, b); }
 Expr max(const Expr &a, const Expr &b) { return binary(BinaryOp::Max, a, b); }

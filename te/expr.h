@@ -54,9 +54,10 @@ enum class ExprKind { IntImm, FloatImm, Var, Access, Unary, Binary, Select, Cast
 enum class UnaryOp {
   Neg, Not, Exp, Log, Sqrt, Tanh, Erf, Floor, Ceil, Round, Abs, Sin, Cos,
   Tan, Sinh, Cosh, Asin, Acos, Atan, Asinh, Acosh, Atanh,
-  IsNan, IsInf  // float operand, bool result
+  IsNan, IsInf,  // float operand, bool result
+  BitNot          // integer operand
 };
-enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, EQ, NE, LT, LE, GT, GE, And, Or };
+enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, EQ, NE, LT, LE, GT, GE, And, Or, BitAnd, BitOr, BitXor };
 enum class ReduceOp { Sum, Max, Min, Prod };
 
 const char *to_string(UnaryOp op);
@@ -123,6 +124,15 @@ Expr operator>=(const Expr &a, const Expr &b);
 Expr operator&&(const Expr &a, const Expr &b);
 Expr operator||(const Expr &a, const Expr &b);
 Expr operator!(const Expr &a);
+/**
+ * Bitwise and, or, xor and not of integer (signed or unsigned) operands, on
+ * their two's-complement bits; DTypeError for float or bool operands (use
+ * && / || / ! on bools). ONNX BitwiseAnd / Or / Xor / Not (opset 18).
+ */
+Expr operator&(const Expr &a, const Expr &b);
+Expr operator|(const Expr &a, const Expr &b);
+Expr operator^(const Expr &a, const Expr &b);
+Expr operator~(const Expr &a);
 
 /**
  * Smaller / larger of a and b. For floats NaN propagates (IEEE 754-2019 minimum / maximum, as ONNX

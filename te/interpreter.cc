@@ -208,6 +208,7 @@ struct Evaluator {
             case UnaryOp::Not: r.i = !a.i; break;
             case UnaryOp::IsNan: r.i = std::isnan(a.f); break;  // float operand, bool result
             case UnaryOp::IsInf: r.i = std::isinf(a.f); break;
+            case UnaryOp::BitNot: r.i = wrap(~a.i, n.dtype); break;
             default: throw Error(std::string("interpret: ") + to_string(op) + " on a non-float value in '" + stage + "'");
           }
           return r;
@@ -237,6 +238,7 @@ struct Evaluator {
           case UnaryOp::Atanh: r.f = std::atanh(x); break;
           case UnaryOp::Not: throw Error("interpret: ! on a float value in '" + stage + "'");
           case UnaryOp::IsNan: case UnaryOp::IsInf: throw Error("interpret: is_nan / is_inf with a float result in '" + stage + "'");
+          case UnaryOp::BitNot: throw Error("interpret: ~ on a float value in '" + stage + "'");
         }
         return r;
       }
@@ -297,6 +299,9 @@ struct Evaluator {
           case BinaryOp::Mod: v = int_mod(a.i, b.i); break;
           case BinaryOp::Min: v = std::min(a.i, b.i); break;
           case BinaryOp::Max: v = std::max(a.i, b.i); break;
+          case BinaryOp::BitAnd: v = a.i & b.i; break;
+          case BinaryOp::BitOr: v = a.i | b.i; break;
+          case BinaryOp::BitXor: v = a.i ^ b.i; break;
           default: throw Error("interpret: bad integer binary op in '" + stage + "'");
         }
         r.i = wrap(v, n.dtype);

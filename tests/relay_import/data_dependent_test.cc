@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "tests/relay_import/onnx_builder.h"
 #include "base/errors.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
@@ -12,12 +13,8 @@
 namespace tetune {
 namespace {
 
-void set_type(onnx::ValueInfoProto *vi, const std::string &name, int elem, const std::vector<int64_t> &dims) {
-  vi->set_name(name);
-  auto *tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
+using testing::set_type;
+
 
 void add_int_init(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &v) {
   auto *t = g->add_initializer();

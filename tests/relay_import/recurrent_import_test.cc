@@ -9,12 +9,17 @@
 #include <cmath>
 #include <random>
 
+#include "tests/relay_import/onnx_builder.h"
 #include "base/errors.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 
 namespace tetune {
 namespace {
+
+using testing::set_type;
+using testing::add_node;
+using testing::attr_i;
 
 using V = std::vector<float>;
 
@@ -26,13 +31,6 @@ V random_vec(size_t n, uint32_t seed, float scale = 0.3f) {
   return v;
 }
 
-void set_type(onnx::ValueInfoProto *vi, const std::string &name, int elem, const std::vector<int64_t> &dims) {
-  vi->set_name(name);
-  auto *tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  auto *sh = tt->mutable_shape();
-  for (auto d : dims) sh->add_dim()->set_dim_value(d);
-}
 
 void add_init(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &dims, const V &v) {
   auto *t = g->add_initializer();
@@ -42,22 +40,7 @@ void add_init(onnx::GraphProto *g, const std::string &name, const std::vector<in
   for (float x : v) t->add_float_data(x);
 }
 
-onnx::NodeProto *add_node(onnx::GraphProto *g, const std::string &op, const std::vector<std::string> &in,
-                          const std::vector<std::string> &out) {
-  auto *n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(op + "_" + std::to_string(g->node_size()));
-  for (auto &i : in) n->add_input(i);
-  for (auto &o : out) n->add_output(o);
-  return n;
-}
 
-void attr_i(onnx::NodeProto *n, const std::string &k, int64_t v) {
-  auto *a = n->add_attribute();
-  a->set_name(k);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 void attr_s(onnx::NodeProto *n, const std::string &k, const std::string &v) {
   auto *a = n->add_attribute();
   a->set_name(k);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "tests/relay_import/onnx_builder.h"
 #include "base/errors.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
@@ -13,12 +14,9 @@
 namespace tetune {
 namespace {
 
-void set_type(onnx::ValueInfoProto *vi, const std::string &name, int elem, const std::vector<int64_t> &dims) {
-  vi->set_name(name);
-  auto *tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
+using testing::set_type;
+using testing::add_node;
+
 
 void add_int(onnx::GraphProto *g, const std::string &name, int64_t v) {
   auto *t = g->add_initializer();
@@ -27,15 +25,6 @@ void add_int(onnx::GraphProto *g, const std::string &name, int64_t v) {
   t->add_int64_data(v);
 }
 
-onnx::NodeProto *add_node(onnx::GraphProto *g, const std::string &op, const std::vector<std::string> &in,
-                          const std::vector<std::string> &out) {
-  auto *n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(op + "_" + std::to_string(g->node_size()));
-  for (auto &i : in) n->add_input(i);
-  for (auto &o : out) n->add_output(o);
-  return n;
-}
 
 // x [6,4], y [2,4]: s = SplitToSequence(x, 2) (three [2,4] chunks), erase
 // chunk 1, insert y in front; outputs Concat(s), s[-1], len(s), and s itself

@@ -1,0 +1,43 @@
+// Building small ONNX models in the relay_import tests (onnx-ml.pb.h from
+// libonnx-dev): a typed graph input / output, a node, an integer attribute.
+#pragma once
+
+#include <onnx/onnx-ml.pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tetune {
+namespace testing {
+
+/** Names vi and gives it a tensor type of element type `elem` (onnx::TensorProto::FLOAT, ...) and static dims. */
+inline void set_type(onnx::ValueInfoProto *vi, const std::string &name, int elem, const std::vector<int64_t> &dims) {
+  vi->set_name(name);
+  auto *tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem);
+  auto *sh = tt->mutable_shape();
+  for (auto d : dims) sh->add_dim()->set_dim_value(d);
+}
+
+/** Appends node OP_<index> reading `in` and writing `out`. */
+inline onnx::NodeProto *add_node(onnx::GraphProto *g, const std::string &op, const std::vector<std::string> &in,
+                                 const std::vector<std::string> &out) {
+  auto *n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(op + "_" + std::to_string(g->node_size()));
+  for (auto &i : in) n->add_input(i);
+  for (auto &o : out) n->add_output(o);
+  return n;
+}
+
+/** Adds the INT attribute k = v to n. */
+inline void attr_i(onnx::NodeProto *n, const std::string &k, int64_t v) {
+  auto *a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+}  // namespace testing
+}  // namespace tetune
