@@ -62,5 +62,23 @@ std::vector<std::string> default_axis_names(int rank) {
   return v;
 }
 
+void check_attr_list(const std::vector<int64_t> &v, size_t n, int64_t lo, const std::string &op, const std::string &attr) {
+  if (v.size() != n) throw AttributeError(op + ": attribute '" + attr + "' " + list_str(v) + " must have " + std::to_string(n) + " values");
+  for (auto a : v)
+    if (a < lo) throw AttributeError(op + ": attribute '" + attr + "' " + list_str(v) + " must be >= " + std::to_string(lo));
+}
+
+Tensor add_channel_bias(const Tensor &t, const Tensor &bias, const std::string &name, const std::string &tag,
+                        const std::map<std::string, std::string> &attrs) {
+  Tensor y = compute(
+      t.shape(),
+      [&](const std::vector<Var> &i) {
+        std::vector<Expr> at(i.begin(), i.end());
+        return t(at) + bias(i[1]);
+      },
+      name, "", default_axis_names(t.ndim()));
+  return annotate(y, tag, attrs);
+}
+
 }  // namespace ops
 }  // namespace tetune

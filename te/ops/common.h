@@ -34,5 +34,18 @@ void check_rank(const Tensor &t, int rank, const std::string &op, const std::str
 /** Default axis names for a rank: ("i","j") for 2, ("n","c","h","w") for 4, else i0, i1, ... */
 std::vector<std::string> default_axis_names(int rank);
 
+/**
+ * An attribute list of an N-d op (strides, dilations, pads, ...) must hold n
+ * values, each >= lo: AttributeError "OP: attribute 'ATTR' [..] must ..." otherwise.
+ */
+void check_attr_list(const std::vector<int64_t> &v, size_t n, int64_t lo, const std::string &op, const std::string &attr);
+
+/**
+ * y[n, c, ...] = t[n, c, ...] + bias[c]: the bias stage of a convolution
+ * (t [N, C, ...], bias [C]), named `name`, annotated with `tag` and attrs.
+ */
+Tensor add_channel_bias(const Tensor &t, const Tensor &bias, const std::string &name, const std::string &tag,
+                        const std::map<std::string, std::string> &attrs);
+
 }  // namespace ops
 }  // namespace tetune

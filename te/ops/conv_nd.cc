@@ -9,11 +9,6 @@ namespace ops {
 namespace {
 const std::string kOp = "Conv";
 
-void check_list(const std::vector<int64_t> &v, size_t n, int64_t lo, const std::string &attr) {
-  if (v.size() != n) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must have " + std::to_string(n) + " values");
-  for (auto a : v)
-    if (a < lo) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must be >= " + std::to_string(lo));
-}
 }  // namespace
 
 Tensor conv_nd(const Tensor &x, const Tensor &w, const Tensor &bias, const std::vector<int64_t> &s,
@@ -23,9 +18,9 @@ Tensor conv_nd(const Tensor &x, const Tensor &w, const Tensor &bias, const std::
   if (w.ndim() != R + 2)
     throw ShapeError(kOp + ": weight '" + w.name() + "' " + shape_str(w.shape()) + " must have the input's rank " + std::to_string(R + 2));
   check_same_dtype(x, w, kOp);
-  check_list(s, R, 1, "strides");
-  check_list(d, R, 1, "dilations");
-  check_list(pads, 2 * R, 0, "pads");
+  check_attr_list(s, R, 1, kOp, "strides");
+  check_attr_list(d, R, 1, kOp, "dilations");
+  check_attr_list(pads, 2 * R, 0, kOp, "pads");
   const Shape &xs = x.shape(), &ws = w.shape();
   int64_t C = xs[1], O = ws[0], CG = ws[1];
   if (groups < 1 || C % groups || O % groups)
@@ -92,14 +87,7 @@ Tensor conv_nd(const Tensor &x, const Tensor &w, const Tensor &bias, const std::
       bias.defined() ? name + ".conv" : name, "", default_axis_names(R + 2));
   annotate(conv, "conv_nd", attrs);
   if (!bias.defined()) return conv;
-  Tensor y = compute(
-      out,
-      [&](const std::vector<Var> &i) {
-        std::vector<Expr> at(i.begin(), i.end());
-        return conv(at) + bias(i[1]);
-      },
-      name, "", default_axis_names(R + 2));
-  return annotate(y, "broadcast", attrs);
+  return add_channel_bias(conv, bias, name, "broadcast", attrs);
 }
 
 }  // namespace ops

@@ -9,11 +9,6 @@ namespace ops {
 namespace {
 const std::string kOp = "ConvTranspose";
 
-void check_list(const std::vector<int64_t> &v, size_t n, int64_t lo, const std::string &attr) {
-  if (v.size() != n) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must have " + std::to_string(n) + " values");
-  for (auto a : v)
-    if (a < lo) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must be >= " + std::to_string(lo));
-}
 }  // namespace
 
 Tensor conv_transpose_nd(const Tensor &x, const Tensor &w, const Tensor &bias, const std::vector<int64_t> &s,
@@ -24,11 +19,11 @@ Tensor conv_transpose_nd(const Tensor &x, const Tensor &w, const Tensor &bias, c
   if (w.ndim() != R + 2)
     throw ShapeError(kOp + ": weight '" + w.name() + "' " + shape_str(w.shape()) + " must have the input's rank " + std::to_string(R + 2));
   check_same_dtype(x, w, kOp);
-  check_list(s, R, 1, "strides");
-  check_list(d, R, 1, "dilations");
+  check_attr_list(s, R, 1, kOp, "strides");
+  check_attr_list(d, R, 1, kOp, "dilations");
   // negative pads widen the output past the full result (ONNX output_shape); those positions sum no taps
-  check_list(pads, 2 * R, -(int64_t(1) << 24), "pads");
-  check_list(op, R, 0, "output_padding");
+  check_attr_list(pads, 2 * R, -(int64_t(1) << 24), kOp, "pads");
+  check_attr_list(op, R, 0, kOp, "output_padding");
   const Shape &xs = x.shape(), &ws = w.shape();
   int64_t C = xs[1];
   if (groups < 1 || C % groups) throw AttributeError(kOp + ": attribute 'group' = " + std::to_string(groups) + " does not divide C = " + std::to_string(C));
@@ -78,14 +73,7 @@ Tensor conv_transpose_nd(const Tensor &x, const Tensor &w, const Tensor &bias, c
       bias.defined() ? name + ".conv" : name, "", default_axis_names(R + 2));
   annotate(conv, "conv_transpose", attrs);
   if (!bias.defined()) return conv;
-  Tensor y = compute(
-      out,
-      [&](const std::vector<Var> &i) {
-        std::vector<Expr> at(i.begin(), i.end());
-        return conv(at) + bias(i[1]);
-      },
-      name, "", default_axis_names(R + 2));
-  return annotate(y, "injective", attrs);
+  return add_channel_bias(conv, bias, name, "injective", attrs);
 }
 
 }  // namespace ops

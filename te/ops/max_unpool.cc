@@ -10,11 +10,6 @@ namespace {
 const std::string kOp = "MaxUnpool";
 constexpr int64_t kMaxWindows = 64;
 
-void check_list(const std::vector<int64_t> &v, size_t n, int64_t lo, const std::string &attr) {
-  if (v.size() != n) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must have " + std::to_string(n) + " values");
-  for (auto a : v)
-    if (a < lo) throw AttributeError(kOp + ": attribute '" + attr + "' " + list_str(v) + " must be >= " + std::to_string(lo));
-}
 }  // namespace
 
 Tensor max_unpool(const Tensor &x, const Tensor &ind, const std::vector<int64_t> &k, const std::vector<int64_t> &s,
@@ -24,9 +19,9 @@ Tensor max_unpool(const Tensor &x, const Tensor &ind, const std::vector<int64_t>
   if (ind.shape() != x.shape())
     throw ShapeError(kOp + ": indices '" + ind.name() + "' " + shape_str(ind.shape()) + " must have X's shape " + shape_str(x.shape()));
   if (!ind.dtype().is_int() && !ind.dtype().is_uint()) throw DTypeError(kOp + ": indices '" + ind.name() + "' must be integer");
-  check_list(k, R, 1, "kernel_shape");
-  check_list(s, R, 1, "strides");
-  check_list(pads, 2 * R, 0, "pads");
+  check_attr_list(k, R, 1, kOp, "kernel_shape");
+  check_attr_list(s, R, 1, kOp, "strides");
+  check_attr_list(pads, 2 * R, 0, kOp, "pads");
   const Shape &xs = x.shape();
   Shape out = {xs[0], xs[1]};
   std::vector<int64_t> windows(R);
