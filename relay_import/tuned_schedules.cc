@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "schedules/default_schedule.h"
@@ -66,7 +67,7 @@ class Lookup {
     const std::string &key = task.workload_key;
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, gpu ? cuda_target(task.threads) : target_, kReplayTries);
+    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, gpu ? cuda_target() : target_, kReplayTries);
     Entry e;
     e.note = b.result.note;
     if (b.record()) {
@@ -81,17 +82,21 @@ class Lookup {
 
   // A CUDA task's target key: the CPU part is the compiling machine's, as
   // tune-op's runner records it; kind and device select the GPU's records.
-  tuning_log::TargetInfo cuda_target(int threads) {
-    if (cuda_device_.empty()) cuda_device_ = rt::cuda_device_name();
-    tuning_log::TargetInfo t = tuning_log::host_target_info(std::max(1, threads));
-    t.kind = "cuda";
-    t.device = cuda_device_.empty() ? "no CUDA device on this machine (give the GPU's name)" : cuda_device_;
-    return t;
+  // Built on first use (it may load the CUDA driver to name the GPU).
+  const tuning_log::TargetInfo &cuda_target() {
+    if (!cuda_target_) {
+      if (cuda_device_.empty()) cuda_device_ = rt::cuda_device_name();
+      cuda_target_ = target_;
+      cuda_target_->kind = "cuda";
+      cuda_target_->device = cuda_device_.empty() ? "no CUDA device on this machine (give the GPU's name)" : cuda_device_;
+    }
+    return *cuda_target_;
   }
 
   tuning_log::LogSet logs_;
   tuning_log::TargetInfo target_;
   std::string cuda_device_;
+  std::optional<tuning_log::TargetInfo> cuda_target_;
   std::mutex mu_;
   std::map<std::string, Entry> cache_;
 };

@@ -52,14 +52,14 @@ uint64_t DeviceMemory::allocate(int64_t bytes, const void *host, const std::stri
   a->buf.type = halide_type_t(halide_type_uint, 8);
   a->buf.dimensions = 1;
   a->buf.dim = &a->dim;
-  std::vector<uint8_t> zeros;
-  if (!host) zeros.assign(static_cast<size_t>(a->dim.extent), 0);
-  a->buf.host = const_cast<uint8_t *>(host ? static_cast<const uint8_t *>(host) : zeros.data());
+  a->buf.host = const_cast<uint8_t *>(static_cast<const uint8_t *>(host));
   check(malloc_(nullptr, &a->buf, interface_), what, "device allocation of " + std::to_string(bytes) + " bytes");
-  a->buf.flags = halide_buffer_flag_host_dirty;
-  check(to_device_(nullptr, &a->buf, interface_), what, "copy to the device");
-  check(sync_(nullptr, &a->buf), what, "device sync");
-  a->buf.host = nullptr;  // the host memory is the caller's (or gone)
+  if (host) {
+    a->buf.flags = halide_buffer_flag_host_dirty;
+    check(to_device_(nullptr, &a->buf, interface_), what, "copy to the device");
+    check(sync_(nullptr, &a->buf), what, "device sync");
+  }
+  a->buf.host = nullptr;  // the host memory is the caller's
   a->buf.flags = 0;
   return a->buf.device;
 }

@@ -31,8 +31,9 @@ class DeviceMemory {
   DeviceMemory &operator=(const DeviceMemory &) = delete;
 
   /**
-   * A device allocation of `bytes` (at least 1), zero-filled when `host` is
-   * null, else holding a copy of host[0, bytes). Returns its CUdeviceptr.
+   * A device allocation of `bytes` (at least 1) holding a copy of
+   * host[0, bytes), or uninitialised when `host` is null (planned buffers and
+   * inputs: written before they are read). Returns its CUdeviceptr.
    * RuntimeError naming `what` when the allocation or the copy fails.
    */
   uint64_t allocate(int64_t bytes, const void *host, const std::string &what);

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gpu_runtime.h"
+#include "bench/gpu/gpu_bench_util.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
 #include "schedules/gpu_schedules.h"
@@ -32,14 +32,6 @@ namespace {
 constexpr cudaMemcpyKind kHostToDevice = cudaMemcpyHostToDevice;
 constexpr cudaMemcpyKind kDeviceToHost = cudaMemcpyDeviceToHost;
 
-#define CHECK(call)                                                  \
-  do {                                                               \
-    int rc_ = static_cast<int>(call);                                \
-    if (rc_ != 0) {                                                  \
-      std::fprintf(stderr, "%s failed with error %d\n", #call, rc_); \
-      std::exit(1);                                                  \
-    }                                                                \
-  } while (0)
 
 // A ResNet-50 convolution in tune-op's conv2d --shape form: N,C,H,W,K,R,S,stride,pad.
 struct Layer {
@@ -59,55 +51,55 @@ double cudnn_ms(const Layer &l, const tetune::NDArray &x, const tetune::NDArray 
   const int n = l.shape[0], c = l.shape[1], h = l.shape[2], wd = l.shape[3], k = l.shape[4], r = l.shape[5], s = l.shape[6];
   const int stride = l.shape[7], pad = l.shape[8];
   cudnnHandle_t hd;
-  CHECK(cudnnCreate(&hd));
+  GPU_BENCH_CHECK(cudnnCreate(&hd));
   cudnnTensorDescriptor_t xd, yd;
   cudnnFilterDescriptor_t fd;
   cudnnConvolutionDescriptor_t cd;
-  CHECK(cudnnCreateTensorDescriptor(&xd));
-  CHECK(cudnnCreateTensorDescriptor(&yd));
-  CHECK(cudnnCreateFilterDescriptor(&fd));
-  CHECK(cudnnCreateConvolutionDescriptor(&cd));
-  CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, wd));
-  CHECK(cudnnSetFilter4dDescriptor(fd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, r, s));
-  CHECK(cudnnSetConvolution2dDescriptor(cd, pad, pad, stride, stride, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  CHECK(cudnnSetConvolutionMathType(cd, math));
+  GPU_BENCH_CHECK(cudnnCreateTensorDescriptor(&xd));
+  GPU_BENCH_CHECK(cudnnCreateTensorDescriptor(&yd));
+  GPU_BENCH_CHECK(cudnnCreateFilterDescriptor(&fd));
+  GPU_BENCH_CHECK(cudnnCreateConvolutionDescriptor(&cd));
+  GPU_BENCH_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, wd));
+  GPU_BENCH_CHECK(cudnnSetFilter4dDescriptor(fd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, r, s));
+  GPU_BENCH_CHECK(cudnnSetConvolution2dDescriptor(cd, pad, pad, stride, stride, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  GPU_BENCH_CHECK(cudnnSetConvolutionMathType(cd, math));
   int on, oc, oh, ow;
-  CHECK(cudnnGetConvolution2dForwardOutputDim(cd, xd, fd, &on, &oc, &oh, &ow));
-  CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, on, oc, oh, ow));
+  GPU_BENCH_CHECK(cudnnGetConvolution2dForwardOutputDim(cd, xd, fd, &on, &oc, &oh, &ow));
+  GPU_BENCH_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, on, oc, oh, ow));
   void *dx, *dw, *dy;
-  CHECK(cudaMalloc(&dx, x.nbytes()));
-  CHECK(cudaMalloc(&dw, w.nbytes()));
+  GPU_BENCH_CHECK(cudaMalloc(&dx, x.nbytes()));
+  GPU_BENCH_CHECK(cudaMalloc(&dw, w.nbytes()));
   size_t ybytes = size_t(on) * oc * oh * ow * sizeof(float);
-  CHECK(cudaMalloc(&dy, ybytes));
-  CHECK(cudaMemcpy(dx, x.raw(), x.nbytes(), kHostToDevice));
-  CHECK(cudaMemcpy(dw, w.raw(), w.nbytes(), kHostToDevice));
+  GPU_BENCH_CHECK(cudaMalloc(&dy, ybytes));
+  GPU_BENCH_CHECK(cudaMemcpy(dx, x.raw(), x.nbytes(), kHostToDevice));
+  GPU_BENCH_CHECK(cudaMemcpy(dw, w.raw(), w.nbytes(), kHostToDevice));
   cudnnConvolutionFwdAlgoPerf_t perf[16];
   int found = 0;
-  CHECK(cudnnFindConvolutionForwardAlgorithm(hd, xd, fd, cd, yd, 16, &found, perf));
+  GPU_BENCH_CHECK(cudnnFindConvolutionForwardAlgorithm(hd, xd, fd, cd, yd, 16, &found, perf));
   int best = -1;
   for (int i = 0; i < found && best < 0; i++)
     if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == math) best = i;
   if (best < 0) best = 0;
   void *ws = nullptr;
-  if (perf[best].memory) CHECK(cudaMalloc(&ws, perf[best].memory));
+  if (perf[best].memory) GPU_BENCH_CHECK(cudaMalloc(&ws, perf[best].memory));
   const float one = 1.f, zero = 0.f;
   auto run = [&] {
-    CHECK(cudnnConvolutionForward(hd, &one, xd, dx, fd, dw, cd, perf[best].algo, ws, perf[best].memory, &zero, yd, dy));
+    GPU_BENCH_CHECK(cudnnConvolutionForward(hd, &one, xd, dx, fd, dw, cd, perf[best].algo, ws, perf[best].memory, &zero, yd, dy));
   };
   run();
-  CHECK(cudaDeviceSynchronize());
+  GPU_BENCH_CHECK(cudaDeviceSynchronize());
   cudaEvent_t t0, t1;
-  CHECK(cudaEventCreate(&t0));
-  CHECK(cudaEventCreate(&t1));
+  GPU_BENCH_CHECK(cudaEventCreate(&t0));
+  GPU_BENCH_CHECK(cudaEventCreate(&t1));
   const int repeat = 50;
-  CHECK(cudaEventRecord(t0, nullptr));
+  GPU_BENCH_CHECK(cudaEventRecord(t0, nullptr));
   for (int i = 0; i < repeat; i++) run();
-  CHECK(cudaEventRecord(t1, nullptr));
-  CHECK(cudaEventSynchronize(t1));
+  GPU_BENCH_CHECK(cudaEventRecord(t1, nullptr));
+  GPU_BENCH_CHECK(cudaEventSynchronize(t1));
   float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, t0, t1));
+  GPU_BENCH_CHECK(cudaEventElapsedTime(&ms, t0, t1));
   y.resize(ybytes / sizeof(float));
-  CHECK(cudaMemcpy(y.data(), dy, ybytes, kDeviceToHost));
+  GPU_BENCH_CHECK(cudaMemcpy(y.data(), dy, ybytes, kDeviceToHost));
   if (ws) cudaFree(ws);
   cudaFree(dx);
   cudaFree(dw);
@@ -133,16 +125,7 @@ std::string read_file(const std::string &path) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string why;
-  if (!tetune::cuda_device_available(&why)) {
-    std::printf("bench/gpu/conv: no GPU on this machine (%s); nothing to measure.\n", why.c_str());
-    return 0;
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != 0 || devices == 0) {
-    std::printf("bench/gpu/conv: the CUDA runtime sees no device; nothing to measure.\n");
-    return 0;
-  }
+  if (tetune::gpu_bench::no_gpu("bench/gpu/conv", cudaGetDeviceCount)) return 0;
   std::map<std::string, std::string> traces;  // layer -> schedule trace file
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];

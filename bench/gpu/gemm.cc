@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gpu_runtime.h"
+#include "bench/gpu/gpu_bench_util.h"
 #include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
@@ -37,42 +37,34 @@ constexpr int kHostToDevice = 1;
 constexpr int kDeviceToHost = 2;
 constexpr int kOpN = 0;
 
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    int rc_ = (call);                                                      \
-    if (rc_ != 0) {                                                        \
-      std::fprintf(stderr, "%s failed with error %d\n", #call, rc_);       \
-      std::exit(1);                                                        \
-    }                                                                      \
-  } while (0)
 
 // cuBLAS time per GEMM (ms, CUDA events); its product (row-major) goes to c.
 double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b, int repeat, std::vector<float> &c) {
   size_t bytes = size_t(n) * n * sizeof(float);
   float *da, *db, *dc;
-  CHECK(cudaMalloc(reinterpret_cast<void **>(&da), bytes));
-  CHECK(cudaMalloc(reinterpret_cast<void **>(&db), bytes));
-  CHECK(cudaMalloc(reinterpret_cast<void **>(&dc), bytes));
-  CHECK(cudaMemcpy(da, a.data(), bytes, kHostToDevice));
-  CHECK(cudaMemcpy(db, b.data(), bytes, kHostToDevice));
+  GPU_BENCH_CHECK(cudaMalloc(reinterpret_cast<void **>(&da), bytes));
+  GPU_BENCH_CHECK(cudaMalloc(reinterpret_cast<void **>(&db), bytes));
+  GPU_BENCH_CHECK(cudaMalloc(reinterpret_cast<void **>(&dc), bytes));
+  GPU_BENCH_CHECK(cudaMemcpy(da, a.data(), bytes, kHostToDevice));
+  GPU_BENCH_CHECK(cudaMemcpy(db, b.data(), bytes, kHostToDevice));
   cublasHandle_t h;
-  CHECK(cublasCreate_v2(&h));
+  GPU_BENCH_CHECK(cublasCreate_v2(&h));
   const float one = 1.f, zero = 0.f;
   // Row-major C = A B is column-major C^T = B^T A^T.
-  auto gemm = [&] { CHECK(cublasSgemm_v2(h, kOpN, kOpN, n, n, n, &one, db, n, da, n, &zero, dc, n)); };
+  auto gemm = [&] { GPU_BENCH_CHECK(cublasSgemm_v2(h, kOpN, kOpN, n, n, n, &one, db, n, da, n, &zero, dc, n)); };
   gemm();
-  CHECK(cudaDeviceSynchronize());
+  GPU_BENCH_CHECK(cudaDeviceSynchronize());
   cudaEvent_t t0, t1;
-  CHECK(cudaEventCreate(&t0));
-  CHECK(cudaEventCreate(&t1));
-  CHECK(cudaEventRecord(t0, nullptr));
+  GPU_BENCH_CHECK(cudaEventCreate(&t0));
+  GPU_BENCH_CHECK(cudaEventCreate(&t1));
+  GPU_BENCH_CHECK(cudaEventRecord(t0, nullptr));
   for (int i = 0; i < repeat; i++) gemm();
-  CHECK(cudaEventRecord(t1, nullptr));
-  CHECK(cudaEventSynchronize(t1));
+  GPU_BENCH_CHECK(cudaEventRecord(t1, nullptr));
+  GPU_BENCH_CHECK(cudaEventSynchronize(t1));
   float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, t0, t1));
+  GPU_BENCH_CHECK(cudaEventElapsedTime(&ms, t0, t1));
   c.resize(size_t(n) * n);
-  CHECK(cudaMemcpy(c.data(), dc, bytes, kDeviceToHost));
+  GPU_BENCH_CHECK(cudaMemcpy(c.data(), dc, bytes, kDeviceToHost));
   cublasDestroy_v2(h);
   cudaFree(da);
   cudaFree(db);
@@ -83,16 +75,7 @@ double cublas_ms(int n, const std::vector<float> &a, const std::vector<float> &b
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? std::atoi(argv[1]) : 4096;
-  std::string why;
-  if (!tetune::cuda_device_available(&why)) {
-    std::printf("bench/gpu/gemm: no GPU on this machine (%s); nothing to measure.\n", why.c_str());
-    return 0;
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != 0 || devices == 0) {
-    std::printf("bench/gpu/gemm: the CUDA runtime sees no device; nothing to measure.\n");
-    return 0;
-  }
+  if (tetune::gpu_bench::no_gpu("bench/gpu/gemm", cudaGetDeviceCount)) return 0;
   tetune::NDArray A = tetune::NDArray::random({n, n}, tetune::float32(), 1);
   tetune::NDArray B = tetune::NDArray::random({n, n}, tetune::float32(), 2);
   std::vector<float> a(A.data<float>(), A.data<float>() + size_t(n) * n), b(B.data<float>(), B.data<float>() + size_t(n) * n);
