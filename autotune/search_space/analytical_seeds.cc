@@ -1,22 +1,35 @@
-// SearchSpace::seeds(): candidates from an analytical model of GEMM blocking
-// (Low, Igual, Smith and Quintana-Orti, "Analytical Modeling Is Enough for
-// High-Performance BLIS", ACM TOMS 43(2), 2016, sections 3-4), placed in the
-// same parameters the random annotation draws, so that the search measures
-// them first and evolves from them.
+// SearchSpace::seeds(): candidates from analytical models of the register
+// block and the loop nest, placed in the same parameters the random
+// annotation draws, so that the search measures them first and evolves from
+// them, and autotune::default_schedule compiles the first one untuned.
 //
-// The model, for a multi-level tiled stage with two tiled spatial axes (rows,
-// and the vector axis: columns) and a packable reused input (B):
-//  - register block (their m_r x n_r): n vectors of columns and as many rows
-//    as fill kMaxRegisterBlock (24 accumulators: 4 x 16 columns x 6 rows, or
-//    2 x 16 x 12), with the reduction unrolled by 4 inside it;
-//  - rows (m_c): all of them in one outer tile, the row blocks swept past
-//    one packed panel of B (the last block shifted inwards when r does not
-//    divide the rows);
-//  - columns (n_c): a parallel task holds 1 or 2 register-block widths,
-//    packed at root in panels as wide as the block (cache_read choice 3), so
-//    a task streams K x n_r contiguous elements of B, from L2.
-// The model fixes structure, not exact sizes: the search then moves factors,
-// and measurement decides.
+// Three models, tried in this order on each multi-level tiled stage:
+//  - GEMM (Low, Igual, Smith and Quintana-Orti, "Analytical Modeling Is
+//    Enough for High-Performance BLIS", ACM TOMS 43(2), 2016, sections 3-4),
+//    for a stage with two tiled spatial axes (rows, and the vector axis:
+//    columns), one reduce axis and a packable reused input (B):
+//    register block (their m_r x n_r) of n vectors of columns and as many
+//    rows as fill kMaxRegisterBlock (4 x 16 columns x 6 rows, or 2 x 16 x 12),
+//    the reduction unrolled by 4 inside it; all rows in one outer tile, the
+//    row blocks swept past one packed panel of B; a parallel task holds 1 or 2
+//    register-block widths of columns, packed at root in panels as wide as the
+//    block (cache_read choice 3), so a task streams K x n_r elements from L2.
+//  - Direct convolution (Georganas et al., "Anatomy of High-Performance Deep
+//    Learning Convolutions on SIMD Architectures", SC 2018, section 3), for a
+//    stage whose weight is channel-vectorizable (analysis.cc's
+//    channel_vector_input): 1 or 2 AVX-512 vectors of output channels times
+//    a row of output columns in registers (the block at most
+//    kMaxRegisterBlock), the kernel window's taps unrolled inside, the input
+//    channels outside; every outer tile in parallel.
+//  - Spatial vector (any other tiled stage: depthwise convolutions, batched
+//    matmuls of two activations): the last axis vectorized, a few rows of the
+//    axis before it in registers, small reductions (kernel windows) whole
+//    inside the block.
+// Every other choice of the sketch gets its analytical value (fill_choices):
+// elementwise stages vectorized and parallel over all their outer loops,
+// parallel grain 16 tasks per thread, tiled stages parallel over every S0
+// loop. The models fix structure, not exact sizes: the search then moves
+// factors, and measurement decides.
 #include <algorithm>
 
 #include "autotune/search_space/search_space.h"
@@ -32,6 +45,9 @@ using ss::TileSpec;
 namespace {
 
 constexpr int64_t kReduceUnroll = 4;
+constexpr int64_t kParGrain = 16;
+/** A reduce axis this short (a kernel window) is unrolled whole inside the register block. */
+constexpr int64_t kWholeReduce = 7;
 
 // The tiles of one GEMM-like stage of a sketch: rows, columns (vector), one reduce axis.
 struct GemmTiles {
@@ -63,44 +79,202 @@ bool allows(const Sketch &s, const std::string &name, int64_t v) {
   return false;
 }
 
+bool ends_with(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The largest allowed value <= cap (the smallest when none is).
+int64_t largest_upto(const ss::ChoiceSpec &c, int64_t cap) {
+  int64_t best = c.values.front();
+  for (auto v : c.values)
+    if (v <= cap && (best > cap || v > best)) best = v;
+  return best;
+}
+
+// Analytical values of every choice (see the top of this file); tiles drawn
+// deterministically for what no model sets.
+// A stage read by a multi-level tiled stage (a conv's pad) is computed at
+// root: inlined, its bounds test would run once per tap, and computed at a
+// tile it is recomputed for every overlapping window.
+bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage) {
+  auto it = g.consumers.find(stage);
+  if (it == g.consumers.end()) return false;
+  for (const auto &c : it->second)
+    if (s.plan(c).kind == ss::PlanKind::Tiled) return true;
+  return false;
+}
+
+Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
+  std::mt19937_64 rng(0);
+  Candidate c;
+  c.sketch = si;
+  for (const auto &t : s.tiles) ss::set_tile(c, t, ss::sample_tile(t, rng));
+  for (const auto &ch : s.choices) {
+    const ss::StagePlan &p = s.plan(ch.stage);
+    int64_t v = ch.values.front();
+    if (ends_with(ch.name, ".vec")) v = largest_upto(ch, ss::kMaxVector);
+    else if (ends_with(ch.name, ".par_grain")) v = largest_upto(ch, kParGrain);
+    else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = ch.values.back();
+    else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
+    else if (ends_with(ch.name, ".loc")) v = read_by_tiled(g, s, ch.stage) ? 1 : ch.values.front();
+    c.params[ch.name] = v;
+  }
+  return c;
+}
+
+// Tiled stage st: parallel over every S0 loop (the untiled axes, of extent 1,
+// come first in the outer loop order), at most kParGrain tasks per thread.
+void parallel_over_outer_tiles(const Sketch &s, const StageInfo &st, Candidate &c) {
+  const int64_t outer = static_cast<int64_t>(st.shape.size());  // one loop per axis: untiled, or its S0
+  for (const auto &ch : s.choices)
+    if (ch.name == st.name + ".parallel") c.params[ch.name] = largest_upto(ch, outer);
+}
+
+// The largest valid vector width <= cap that divides e, else the largest <= min(cap, e).
+int64_t vector_width(int64_t e, int64_t cap) {
+  for (int64_t v = cap; v >= 2; v /= 2)
+    if (e % v == 0) return v;
+  int64_t v = 2;
+  while (v * 2 <= std::min(cap, e)) v *= 2;
+  return v;
+}
+
+// The largest d <= cap dividing e (1 when none but 1).
+int64_t divisor_upto(int64_t e, int64_t cap) {
+  for (int64_t d = std::min(cap, e); d > 1; d--)
+    if (e % d == 0) return d;
+  return 1;
+}
+
+bool builds(const SearchSpace &space, const Candidate &c) {
+  if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
+  try {
+    space.schedule(c);
+    return true;
+  } catch (const Error &) {
+    return false;  // the model's point is not in this sketch (a guard it cannot take)
+  }
+}
+
+// Reduce tiles of S: whole when short (a kernel window), else kReduceUnroll where it divides.
+void set_reduce_tiles(const Sketch &s, const std::string &S, Candidate &c, int64_t long_unroll) {
+  for (const auto &t : s.tiles)
+    if (t.stage == S && t.levels == 2)
+      ss::set_tile(c, t, {t.extent <= kWholeReduce ? t.extent : (t.extent % long_unroll == 0 ? long_unroll : 1)});
+}
+
+// A direct-convolution register block: `vectors` AVX-512 vectors of output
+// channels x `cols` output columns x `rows` output rows.
+struct ConvBlock {
+  int64_t vectors = 1, cols = 1, rows = 1;
+  double score = 0;  // accumulator registers doing useful work
+};
+
+// Blocks for C channels, W columns, H rows, best first (at most kConvBlocks):
+// the useful accumulators, vectors x cols x rows x (W / the columns the
+// tiles cover), counted up to the kMaxRegisterBlock budget; columns are whole
+// vector widths (valid_vector; a tail tile where they do not divide W), rows
+// divide H. Ties go to more columns (contiguous input reads).
+constexpr size_t kConvBlocks = 2;
+std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H) {
+  std::vector<ConvBlock> all;
+  const int64_t budget = SearchSpace::kMaxRegisterBlock / ss::kMaxVector;  // accumulator registers
+  for (int64_t vectors : {2, 1}) {
+    if (C % (vectors * ss::kMaxVector) != 0) continue;
+    for (int64_t cols : {16, 8, 4, 2, 1}) {
+      if ((cols > 1 && cols > W) || (cols == 1 && W > 1)) continue;
+      const int64_t covered = (W + cols - 1) / cols * cols;
+      for (int64_t rows = 1; rows <= H && vectors * cols * rows <= budget; rows++) {
+        if (H % rows != 0) continue;
+        ConvBlock b{vectors, cols, rows, 0};
+        b.score = static_cast<double>(vectors * cols * rows) * W / covered;
+        all.push_back(b);
+      }
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const ConvBlock &a, const ConvBlock &b) {
+    return a.score > b.score || (a.score == b.score && a.cols > b.cols);
+  });
+  if (all.size() > kConvBlocks) all.resize(kConvBlocks);
+  return all;
+}
+
 }  // namespace
 
 std::vector<Candidate> SearchSpace::seeds() const {
   std::vector<Candidate> out;
+  auto keep = [&](const Candidate &c) {
+    if (builds(*this, c)) out.push_back(c);
+  };
   for (int si = 0; si < num_sketches(); si++) {
     const Sketch &s = impl_->sketches[si];
     for (const auto &plan : s.plans) {
+      if (plan.kind != ss::PlanKind::Tiled) continue;
       const std::string &S = plan.stage;
+      const size_t before = out.size();
+      // GEMM: packed panels of B, rows swept past them.
       GemmTiles g = gemm_tiles(s, S);
-      if (!g.rows || !allows(s, S + ".cache_read", 3)) continue;
-      for (int64_t vectors : {4, 2}) {
-        const int64_t block_cols = vectors * ss::kMaxVector, block_rows = kMaxRegisterBlock / block_cols;
-        if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
-        const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
-        if (!ss::valid_tile(*g.rows, row_levels)) continue;
-        for (int64_t blocks_per_task : {2, 1}) {
-          if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
-          // Deterministic draws for what the model does not set (other stages' tiles and locations).
-          std::mt19937_64 rng(0);
-          Candidate c;
-          c.sketch = si;
-          for (const auto &t : s.tiles) ss::set_tile(c, t, ss::sample_tile(t, rng));
-          for (const auto &ch : s.choices) c.params[ch.name] = ch.values.front();
-          ss::set_tile(c, *g.rows, row_levels);
-          ss::set_tile(c, *g.cols, {blocks_per_task, 1, block_cols});
-          ss::set_tile(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
-          // Panels as wide as the block; rows x column tasks in parallel.
-          for (auto [name, v] : std::vector<std::pair<std::string, int64_t>>{
-                   {".cache_read", 3}, {".max_unroll", 64}, {".parallel", 2}, {".par_grain", 16}, {".at_level", 1}})
-            if (allows(s, S + name, v)) c.params[S + name] = v;
-          if (register_block(c) > kMaxRegisterBlock) continue;
-          try {
-            schedule(c);
-          } catch (const Error &) {
-            continue;  // the model's point is not in this sketch (a guard it cannot take)
+      if (g.rows && allows(s, S + ".cache_read", 3)) {
+        for (int64_t vectors : {4, 2}) {
+          const int64_t block_cols = vectors * ss::kMaxVector, block_rows = kMaxRegisterBlock / block_cols;
+          if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
+          const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
+          if (!ss::valid_tile(*g.rows, row_levels)) continue;
+          for (int64_t blocks_per_task : {2, 1}) {
+            if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
+            Candidate c = filled(impl_->graph, s, si);
+            ss::set_tile(c, *g.rows, row_levels);
+            ss::set_tile(c, *g.cols, {blocks_per_task, 1, block_cols});
+            ss::set_tile(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
+            parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
+            for (auto [name, v] : std::vector<std::pair<std::string, int64_t>>{
+                     {".cache_read", 3}, {".max_unroll", 64}, {".at_level", 1}})
+              if (allows(s, S + name, v)) c.params[S + name] = v;
+            keep(c);
           }
-          out.push_back(c);
         }
+      }
+      // Direct convolution: output-channel vectors x a block of output columns and rows.
+      const TileSpec *chan = nullptr, *cols = nullptr, *rows = nullptr;
+      for (const auto &t : s.tiles)
+        if (t.stage == S && t.levels == 4) {
+          if (t.channel_vector) chan = &t;
+          else if (t.vec_axis) cols = &t;
+          else if (chan) rows = &t;  // the last tiled axis between the channels and the columns
+        }
+      if (chan && allows(s, ss::vec_channel_param(S), 1) && chan->extent % ss::kMaxVector == 0) {
+        for (const ConvBlock &b : conv_blocks(chan->extent, cols ? cols->extent : 1, rows ? rows->extent : 1)) {
+          Candidate c = filled(impl_->graph, s, si);
+          c.params[ss::vec_channel_param(S)] = 1;
+          for (const auto &t : s.tiles)
+            if (t.stage == S && t.levels == 4) ss::set_tile(c, t, {1, 1, 1});
+          ss::set_tile(c, *chan, {1, 1, b.vectors});
+          if (cols) ss::set_tile(c, *cols, {1, 1, b.cols});
+          if (rows) ss::set_tile(c, *rows, {1, 1, b.rows});
+          set_reduce_tiles(s, S, c, 1);
+          parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
+          if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
+          keep(c);
+        }
+      }
+      // Spatial vector, where neither model above applies: the last axis in
+      // vectors, rows of the axis before it in registers.
+      if (cols && out.size() == before) {
+        rows = nullptr;
+        for (const auto &t : s.tiles)
+          if (t.stage == S && t.levels == 4 && &t != cols) rows = &t;  // the last tiled axis before the vector one
+        Candidate c = filled(impl_->graph, s, si);
+        if (allows(s, ss::vec_channel_param(S), 0)) c.params[ss::vec_channel_param(S)] = 0;
+        if (allows(s, S + ".cache_read", 0)) c.params[S + ".cache_read"] = 0;
+        for (const auto &t : s.tiles)
+          if (t.stage == S && t.levels == 4) ss::set_tile(c, t, {1, 1, 1});
+        const int64_t width = vector_width(cols->extent, ss::kMaxVector);
+        ss::set_tile(c, *cols, {1, 1, width});
+        if (rows) ss::set_tile(c, *rows, {1, 1, divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width))});
+        set_reduce_tiles(s, S, c, kReduceUnroll);
+        parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
+        if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
+        keep(c);
       }
     }
   }

@@ -52,6 +52,17 @@ int64_t leaf_extent(const Schedule &sch, const std::string &stage, const std::st
 void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n) {
   if (n <= 0 || order.empty()) return;
   n = std::min<int>(n, static_cast<int>(order.size()));
+  // A leading loop of extent 1 (an untiled axis, or an axis in one outer tile
+  // whose split has a tail) runs once: the parallel loops start after it, so
+  // that a tail there does not stop the fusion of the loops that do iterate
+  // (GEMM rows in one tile of 6-row blocks, then the column tiles).
+  if (n > 1 && leaf_extent(in.sch, stage, order[0]) == 1) {
+    std::vector<std::string> rest(order.begin() + 1, order.end());
+    fuse_parallel(in, stage, rest, n - 1);
+    order.resize(1);
+    order.insert(order.end(), rest.begin(), rest.end());
+    return;
+  }
   int fusible = 0;
   while (fusible < static_cast<int>(order.size()) && !in.tail_loops.count({stage, order[fusible]})) fusible++;
   int64_t max_tasks = in.param(stage + ".par_grain", 16) * std::max(1, in.g.threads);

@@ -318,6 +318,8 @@ void add_par_grain_param(const std::string &stage, Sketch &s);
  * lose the guard): fusion stops before the first of them. When the loops
  * before it all have extent 1, that tail loop is marked parallel instead
  * (not fused, order unchanged) if it has at most par_grain * threads iterations.
+ * Leading loops of extent 1 are passed over (each counts towards n): the
+ * fusion starts at the first loop that iterates.
  */
 void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n);
 /** Unrolls the given loops from the innermost outwards while the product of extents <= max_unroll. */

@@ -530,7 +530,7 @@ TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
 // of such blocks, tasks of 1 or 2 block widths, B packed in panels as wide as
 // the block, the reduction unrolled by 4; they are valid candidates, and on
 // GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
-// A conv (three tiled spatial axes) has none.
+// (Convolutions: AnalyticalSeedsForConv.)
 TEST(SearchSpace, AnalyticalSeedsForGemm) {
   SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
   std::vector<Candidate> seeds = sp.seeds();
@@ -555,8 +555,59 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
   EXPECT_FALSE(small.empty());
   for (const Candidate &c : small) ch.check(c, "seed");
 
-  SearchSpace conv(make_task("conv", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
-  EXPECT_TRUE(conv.seeds().empty());
+}
+
+// Convolutions get direct-convolution seeds (output-channel vectors x a block
+// of columns and rows), or spatial-vector seeds where the channels are not a
+// whole number of vectors; every seed equals the reference, on odd shapes too.
+TEST(SearchSpace, AnalyticalSeedsForConv) {
+  struct Case {
+    int C, H, W, K, R, stride, pad;
+    bool channel_vector;
+  };
+  for (const Case &k : {Case{16, 28, 28, 64, 3, 1, 1, true}, Case{5, 17, 19, 32, 3, 2, 1, true},
+                        Case{7, 9, 7, 48, 1, 1, 0, true}, Case{6, 11, 13, 24, 3, 1, 1, false},
+                        Case{3, 15, 10, 5, 5, 2, 2, false}}) {
+    SCOPED_TRACE(::testing::Message() << "C" << k.C << " " << k.H << "x" << k.W << " K" << k.K << " R" << k.R << " s"
+                                      << k.stride);
+    Checker ch(make_task("conv", conv_bias_relu(1, k.C, k.H, k.W, k.K, k.R, k.stride, k.pad)));
+    std::vector<Candidate> seeds = ch.space.seeds();
+    ASSERT_FALSE(seeds.empty());
+    for (const Candidate &c : seeds) {
+      EXPECT_LE(ch.space.register_block(c), SearchSpace::kMaxRegisterBlock);
+      auto vc = c.params.find("conv.vec_channel");
+      EXPECT_EQ(vc != c.params.end() && vc->second == 1, k.channel_vector) << c.key();
+      ch.check(c, "seed");
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// Every stage of a seed runs in parallel: the tiled stage over its outer
+// tiles, the elementwise ones over their outer loops (GEMM with a batch axis
+// of 1 and rows in one tile of 6-row blocks: the column tiles in parallel).
+TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
+  Tensor A = placeholder({1, 128, 96}, float32(), "A");
+  Tensor B = placeholder({96, 256}, float32(), "B");
+  IterVar k = reduce_axis(96, "k");
+  Tensor C = compute({1, 128, 256}, [&](const std::vector<Var> &i) { return sum(A(i[0], i[1], k.var) * B(k.var, i[2]), {k}); },
+                     "C", "matmul", {"b", "i", "j"});
+  Tensor E = compute({1, 128, 256}, [&](const std::vector<Var> &i) { return exp(C(i[0], i[1], i[2])) * C(i[0], i[1], i[2]); },
+                     "E", "elemwise", {"b", "i", "j"});
+  Checker ch(make_task("bmm_exp", {E}));
+  std::vector<Candidate> seeds = ch.space.seeds();
+  ASSERT_FALSE(seeds.empty());
+  for (const Candidate &c : seeds) {
+    Schedule s = ch.space.schedule(c);
+    for (const auto &st : s.stages()) {
+      if (st.attach.kind != Attach::Root || st.kind != StageInfo::Compute) continue;
+      int64_t parallel = 0;
+      for (const auto &leaf : st.leaves)
+        if (leaf.annotation == "parallel") parallel = leaf.extent;
+      EXPECT_GE(parallel, 2) << st.name << " of " << c.key() << ": " << trace_to_json(s);
+    }
+    ch.check(c, "seed");
+  }
 }
 
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
