@@ -1,5 +1,6 @@
 #include "autotune/default_schedule.h"
 
+#include "autotune/cost_model_pick.h"
 #include "autotune/search_space/search_space.h"
 #include "base/errors.h"
 #include "schedules/default_schedule.h"
@@ -8,9 +9,26 @@
 namespace tetune {
 namespace autotune {
 
+namespace {
+// Halide 14 mis-lowers some integer DAGs once their casts are inlined into a
+// vectorized, unrolled accumulator (int32(u8) - int32(zero point) became an
+// addition in ONNX MatMulInteger), and an untuned schedule is never checked
+// against the reference: integer tiled stages keep the elementwise default,
+// which the search's measured (and checked) records replace.
+bool all_float(const Task &task) {
+  for (const auto &st : Schedule(task.outputs).stages())
+    if (st.kind == StageInfo::Compute && !st.tensor->dtype.is_float()) return false;
+  return true;
+}
+}  // namespace
+
 ScheduleChoice analytical_schedule(const Task &task) {
   if (task.target.is_gpu()) return {gpu_simple_schedule(task.outputs), ScheduleSource::Analytical, "GPU default"};
   std::string why = "no analytical seed for this DAG";
+  if (!all_float(task)) {
+    return {schedules::simple_cpu_schedule(task.outputs, 8, task.threads), ScheduleSource::Analytical,
+            "elementwise default (integer stages: no analytical seed)"};
+  }
   try {
     SearchSpace space(task);
     std::vector<Candidate> seeds = space.seeds();
@@ -25,8 +43,29 @@ ScheduleChoice analytical_schedule(const Task &task) {
 }
 
 ScheduleChoice default_schedule(const Task &task, const DefaultScheduleOptions &options) {
-  (void)options;  // cost-model ranking: autotune/cost_model_pick.h (wired when it lands)
-  return analytical_schedule(task);
+  if (!options.cost_model || task.target.is_gpu() || !all_float(task)) return analytical_schedule(task);
+  std::string why;
+  if (!options.cost_model->trained()) {
+    why = "the cost model is not trained";
+  } else {
+    try {
+      SearchSpace space(task);
+      auto pick = pick_by_cost_model(space, task, *options.cost_model, options.candidates, options.seed);
+      if (pick) {
+        std::string from = pick->from_seed ? "analytical seed " + std::to_string(pick->seed_index + 1)
+                                           : std::string("a random sample");
+        return {space.schedule(pick->candidate), ScheduleSource::CostModel,
+                "cost model: " + from + ", best of " + std::to_string(pick->ranked) + " ranked (" +
+                    space.family(pick->candidate) + ")"};
+      }
+      why = "no candidate of the search space could be scored";
+    } catch (const Error &e) {
+      why = e.what();
+    }
+  }
+  ScheduleChoice a = analytical_schedule(task);
+  a.detail += "; not ranked: " + why;
+  return a;
 }
 
 }  // namespace autotune

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "autotune/cost_model/shipped_model.h"
 #include "autotune/default_schedule.h"
 #include "autotune/search_space/search_space.h"
 #include "base/errors.h"
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
   app.add_option("--rounds", rounds);
   app.add_option("--repeat", repeat);
   app.add_flag("--all-seeds", all_seeds, "also time every analytical seed");
+  int candidates = autotune::DefaultScheduleOptions().candidates;
+  app.add_option("--candidates", candidates, "random samples the cost model ranks beside the seeds");
   CLI11_PARSE(app, argc, argv);
   try {
     set_num_threads(threads);
@@ -71,14 +74,22 @@ int main(int argc, char **argv) {
       relay::build_group(g, grp, co.target, threads);
       if (count[grp.task.workload_key]++ == 0) tasks.push_back(grp.task);
     }
-    double total[2] = {0, 0};
-    std::printf("%-44s %4s %10s %10s %7s  %s\n", "task", "uses", "simple ms", "analyt ms", "ratio", "analytical detail");
+    std::string why;
+    std::unique_ptr<cost_model::CostModel> model = cost_model::load_shipped_cost_model(&why);
+    if (!model) throw Error("no shipped cost model: " + why);
+    autotune::DefaultScheduleOptions dso;
+    dso.cost_model = model.get();
+    dso.candidates = candidates;
+    double total[3] = {0, 0, 0};
+    std::printf("%-44s %4s %10s %10s %10s %7s  %s\n", "task", "uses", "simple ms", "analyt ms", "costm ms", "ratio", "analytical detail | cost model detail");
     for (const Task &t : tasks) {
       if (!filter.empty() && t.name.find(filter) == std::string::npos) continue;
       std::vector<std::pair<std::string, Schedule>> sch;
       sch.emplace_back("simple", schedules::simple_cpu_schedule(t.outputs, 8, threads));
       ScheduleChoice a = autotune::analytical_schedule(t);
       sch.emplace_back("analytical", a.schedule);
+      ScheduleChoice cm = autotune::default_schedule(t, dso);
+      sch.emplace_back("cost model", cm.schedule);
       if (all_seeds) {
         autotune::SearchSpace space(t);
         auto seeds = space.seeds();
@@ -96,18 +107,20 @@ int main(int argc, char **argv) {
       std::vector<std::vector<double>> ms(sch.size());
       for (int r = 0; r < rounds; r++)
         for (size_t i = 0; i < ks.size(); i++) ms[i].push_back(ks[i].median_ms(in, outs[i], 1, repeat));
-      double m0 = median(ms[0]), m1 = median(ms[1]);
-      total[0] += m0 * count[t.workload_key], total[1] += m1 * count[t.workload_key];
-      std::printf("%-44s %4d %10.3f %10.3f %7.2f  %s\n", t.name.substr(0, 44).c_str(), count[t.workload_key], m0, m1, m0 / m1, a.detail.c_str());
+      double m0 = median(ms[0]), m1 = median(ms[1]), m2 = median(ms[2]);
+      total[0] += m0 * count[t.workload_key], total[1] += m1 * count[t.workload_key], total[2] += m2 * count[t.workload_key];
+      std::printf("%-44s %4d %10.3f %10.3f %10.3f %7.2f  %s | %s\n", t.name.substr(0, 44).c_str(), count[t.workload_key], m0, m1, m2,
+                  m0 / m1, a.detail.c_str(), cm.detail.c_str());
       for (size_t i = 1; i < ks.size(); i++) {
         double d = 0;
         for (size_t o = 0; o < outs[i].size(); o++) d = std::max(d, max_diff(outs[0][o], outs[i][o]));
-        if (i >= 2) std::printf("    %-60s %10.3f %s\n", sch[i].first.c_str(), median(ms[i]), d > 1e-3 ? "MISMATCH" : "");
-        else if (d > 1e-3) std::printf("    analytical MISMATCH (max rel diff %g)\n", d);
+        if (i >= 3) std::printf("    %-60s %10.3f %s\n", sch[i].first.c_str(), median(ms[i]), d > 1e-3 ? "MISMATCH" : "");
+        else if (d > 1e-3) std::printf("    %s MISMATCH (max rel diff %g)\n", sch[i].first.c_str(), d);
       }
       std::fflush(stdout);
     }
-    std::printf("total (weighted by uses): simple %.2f ms, analytical %.2f ms, %.2fx\n", total[0], total[1], total[0] / total[1]);
+    std::printf("total (weighted by uses): simple %.2f ms, analytical %.2f ms (%.2fx), cost model %.2f ms (%.2fx)\n", total[0], total[1],
+                total[0] / total[1], total[2], total[0] / total[2]);
   } catch (const Error &e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -11,8 +11,8 @@
 #include <limits>
 #include <map>
 
+#include "autotune/default_schedule.h"
 #include "autotune/tuner.h"
-#include "schedules/default_schedule.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 #include "schedule/trace.h"
@@ -170,14 +170,14 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     opt.progress(p);
   };
 
-  // Baseline: the default schedule as the first record of a task without records.
+  // Baseline: the analytical default (autotune/default_schedule.h) as the first record of a task without records.
   if (opt.measure_baseline) {
     for (int i = 0; i < n; i++) {
       if (stop_requested() || past_deadline() || sched.remaining() <= 0) break;
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
       RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
-      Schedule s = tetune::schedules::simple_cpu_schedule(t.outputs, 8, t.threads);
+      Schedule s = analytical_schedule(t).schedule;
       Measurer m(t, opt.measure);
       MeasureInput in;
       in.steps = s.trace();

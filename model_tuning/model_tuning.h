@@ -15,8 +15,9 @@
 // measurement finishes, its record is committed, tune_model returns with
 // interrupted = true.
 //
-// Baseline: a task without any record first gets the default CPU schedule
-// (relay simple_cpu_schedule) measured and stored as its first record
+// Baseline: a task without any record first gets its analytical default
+// (autotune::analytical_schedule, what `compile` uses for a task without a
+// record and no cost model) measured and stored as its first record
 // (tuner_version "tetune-default-schedule", counts as a trial), so the tuned
 // best is never worse than the default and the "before" latency is known.
 //

@@ -5,7 +5,6 @@
 #include <set>
 #include <sstream>
 
-#include "schedules/default_schedule.h"
 #include "relay_import/host_ops.h"
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/constant_folding.h"
@@ -97,6 +96,57 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<FusedGroup> &groups) {
   return plan;
 }
 
+ScheduleChoice default_choice(const tetune::Task &task, const CompileOptions &options) {
+  if (options.plain_default_schedule)
+    return {Schedule(task.outputs), ScheduleSource::Analytical, "bare schedule (plain_default_schedule: no parallel, no vectorize)"};
+  return autotune::default_schedule(task, options.untuned);
+}
+
+ScheduleChoice choose_schedule(const tetune::Task &task, const CompileOptions &options) {
+  return options.schedule_for ? options.schedule_for(task) : default_choice(task, options);
+}
+
+int &SourceCounts::operator[](ScheduleSource s) {
+  switch (s) {
+    case ScheduleSource::Record: return record;
+    case ScheduleSource::CostModel: return cost_model;
+    case ScheduleSource::Analytical: return analytical;
+  }
+  return analytical;
+}
+
+int SourceCounts::operator[](ScheduleSource s) const {
+  switch (s) {
+    case ScheduleSource::Record: return record;
+    case ScheduleSource::CostModel: return cost_model;
+    case ScheduleSource::Analytical: return analytical;
+  }
+  return analytical;
+}
+
+std::string format_source_counts(const SourceCounts &c) {
+  return std::to_string(c.record) + " " + source_name(ScheduleSource::Record) + ", " + std::to_string(c.cost_model) + " " +
+         source_name(ScheduleSource::CostModel) + ", " + std::to_string(c.analytical) + " " +
+         source_name(ScheduleSource::Analytical);
+}
+
+std::string format_task_schedules(const std::vector<TaskSchedule> &tasks) {
+  std::vector<std::string> names;
+  size_t name_w = 0, source_w = 0;
+  for (const auto &t : tasks) {
+    names.push_back(t.group + (t.groups > 1 ? " (x" + std::to_string(t.groups) + ")" : ""));
+    name_w = std::max(name_w, names.back().size());
+    source_w = std::max(source_w, source_name(t.source).size());
+  }
+  std::ostringstream os;
+  for (size_t i = 0; i < tasks.size(); i++) {
+    std::string source = source_name(tasks[i].source);
+    os << "  " << names[i] << std::string(name_w - names[i].size() + 2, ' ') << source
+       << std::string(source_w - source.size() + 2, ' ') << tasks[i].detail << "\n";
+  }
+  return os.str();
+}
+
 namespace {
 
 CompiledModel build(Graph g, const CompileOptions &options, bool kernels, CompiledModel *out,
@@ -134,25 +184,31 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
   ks->assign(groups.size(), nullptr);
   if (kernels) {
     double t1 = now_s();
-    std::map<std::string, std::shared_ptr<Kernel>> cache;
+    struct Built {
+      std::shared_ptr<Kernel> kernel;
+      int task = 0;  // index into stats->task_schedules
+    };
+    std::map<std::string, Built> cache;
     for (size_t i = 0; i < groups.size(); i++) {
       auto &grp = groups[i];
       if (grp.kind != FusedGroup::Kernel) continue;
       auto it = cache.find(grp.task.workload_key);
-      bool tuned = options.schedule_for && (!options.is_tuned || options.is_tuned(grp.task));
-      tuned ? stats->tuned++ : stats->untuned++;
       if (it != cache.end()) {
-        (*ks)[i] = it->second;
+        (*ks)[i] = it->second.kernel;
+        TaskSchedule &ts = stats->task_schedules[it->second.task];
+        ts.groups++;
+        stats->group_sources[ts.source]++;
         continue;
       }
       try {
-        Schedule s = options.schedule_for ? options.schedule_for(grp.task)
-                     : options.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : schedules::default_schedule(grp.te_outputs, options.target.is_gpu(), options.threads);
-        auto k = std::make_shared<Kernel>(Kernel::build(s, options.target));
-        cache[grp.task.workload_key] = k;
+        ScheduleChoice c = choose_schedule(grp.task, options);
+        auto k = std::make_shared<Kernel>(Kernel::build(c.schedule, options.target));
+        cache[grp.task.workload_key] = {k, static_cast<int>(stats->task_schedules.size())};
         (*ks)[i] = k;
         stats->kernels_built++;
+        stats->task_sources[c.source]++;
+        stats->group_sources[c.source]++;
+        stats->task_schedules.push_back({grp.name, grp.task.workload_key, 1, c.source, c.detail});
       } catch (const Error &e) {
         throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
       }

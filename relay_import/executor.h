@@ -6,11 +6,14 @@
 //
 // Passes (in order): constant folding, batch-norm folding, CSE, DCE, fusion.
 // Each fused group becomes one tetune::Task (make_task, so equal groups
-// share a workload key) and one JIT Kernel built from the Schedule returned by
-// the `schedule_for` hook; kernels are shared between groups with equal keys.
-// The default hook returns the simple CPU schedule (or the bare
-// Schedule(outputs) with CompileOptions::plain_default_schedule) and counts
-// the group as untuned; a tuned-log lookup plugs in by passing its own hook.
+// share a workload key) and one JIT Kernel built from the ScheduleChoice
+// returned by the `schedule_for` hook; kernels are shared between groups with
+// equal keys, and so is the choice. The default hook is
+// autotune::default_schedule(task, CompileOptions::untuned) (the cost model's
+// pick, or the analytical default; the bare Schedule(outputs) with
+// CompileOptions::plain_default_schedule); a tuning-log lookup plugs in by
+// passing its own hook (relay_import/tuned_schedules.h). CompileStats counts
+// groups and tasks per ScheduleSource and lists each task's source and detail.
 //
 // Memory plan: intermediate values get buffers by liveness (greedy best fit,
 // a buffer is free after its value's last reader ran); the plan reports the
@@ -24,17 +27,20 @@
 #include <string>
 #include <vector>
 
+#include "autotune/default_schedule.h"
 #include "workload/task.h"
 #include "codegen/kernel.h"
 #include "relay_import/dynamic_rows.h"
 #include "relay_import/graph.h"
 #include "relay_import/passes/fusion.h"
 #include "schedule/schedule.h"
+#include "schedule/schedule_choice.h"
 
 namespace tetune {
 namespace relay {
 
-using ScheduleFn = std::function<Schedule(const tetune::Task &)>;
+/** A task's schedule and where it came from; the schedule must be built on task.outputs. */
+using ScheduleFn = std::function<ScheduleChoice(const tetune::Task &)>;
 
 struct CompileOptions {
   Target target;
@@ -42,12 +48,45 @@ struct CompileOptions {
   FusionOptions fusion;
   bool fold_batch_norm = true;
   bool cse = true;
-  bool plain_default_schedule = false;   // default hook: bare Schedule(outputs) instead of simple_cpu_schedule
-  /** Schedule for a task (must be built on task.outputs). Unset = the default described above. */
+  bool plain_default_schedule = false;   // default hook: bare Schedule(outputs) instead of autotune::default_schedule
+  /** The default hook's options (cost model, candidates, seed); the default: the analytical default. */
+  autotune::DefaultScheduleOptions untuned;
+  /** Schedule of a task, with its source. Unset = default_choice(task, *this). */
   ScheduleFn schedule_for;
-  /** Called for each task to say whether schedule_for's result counts as tuned (default: false when schedule_for is unset). */
-  std::function<bool(const tetune::Task &)> is_tuned;
 };
+
+/**
+ * The default hook: the bare Schedule(task.outputs) (source Analytical) with
+ * plain_default_schedule, else autotune::default_schedule(task, options.untuned).
+ */
+ScheduleChoice default_choice(const tetune::Task &task, const CompileOptions &options);
+/** options.schedule_for(task) when set, else default_choice(task, options). */
+ScheduleChoice choose_schedule(const tetune::Task &task, const CompileOptions &options);
+
+/** Counts per ScheduleSource. */
+struct SourceCounts {
+  int record = 0, cost_model = 0, analytical = 0;
+  int &operator[](ScheduleSource s);
+  int operator[](ScheduleSource s) const;
+  int total() const { return record + cost_model + analytical; }
+};
+
+/** How one task (unique workload key) got its schedule. */
+struct TaskSchedule {
+  std::string group;          // the first group of the task (its task name)
+  std::string workload_key;
+  int groups = 1;             // kernel groups sharing the task
+  ScheduleSource source = ScheduleSource::Analytical;
+  std::string detail;         // ScheduleChoice::detail
+};
+
+/**
+ * One line per task, in order: "  NAME  SOURCE  DETAIL" (columns aligned;
+ * NAME gets " (xN)" when N groups share it); "" for no tasks.
+ */
+std::string format_task_schedules(const std::vector<TaskSchedule> &tasks);
+/** "N record, N cost model, N analytical". */
+std::string format_source_counts(const SourceCounts &counts);
 
 struct MemoryPlan {
   struct Slot {
@@ -80,7 +119,9 @@ struct CompileStats {
   int folded_batch_norms = 0, cse_removed = 0, dce_removed = 0;
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;
-  int untuned = 0, tuned = 0;
+  SourceCounts group_sources;            // kernel groups by the source of their kernel's schedule
+  SourceCounts task_sources;             // unique tasks (kernels built) by source
+  std::vector<TaskSchedule> task_schedules;  // per unique task, in build order (empty for compile_groups_only)
   double passes_s = 0, build_s = 0;
 };
 

@@ -1,12 +1,13 @@
 #include "relay_import/tuned_schedules.h"
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
-#include "schedules/default_schedule.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
 #include "tuning_logs/database.h"
@@ -19,7 +20,35 @@ namespace relay {
 
 namespace {
 
-// One lookup per workload key, shared by the schedule hook and the is_tuned predicate.
+// What differs between the target looked up and a record's: the record's CPU
+// model, the number of differing ISA features, threads and library versions
+// (tuning_log::describe_difference lists every feature, too long for one line per task).
+std::string brief_difference(const tuning_log::TargetInfo &want, const tuning_log::TargetInfo &used) {
+  std::vector<std::string> parts;
+  if (want.cpu_model != used.cpu_model) parts.push_back("cpu '" + used.cpu_model + "'");
+  if (want.features != used.features) {
+    auto split = [](const std::string &s) {
+      std::set<std::string> r;
+      std::stringstream ss(s);
+      for (std::string f; std::getline(ss, f, ',');)
+        if (!f.empty()) r.insert(f);
+      return r;
+    };
+    std::set<std::string> a = split(want.features), b = split(used.features);
+    int missing = 0, extra = 0;
+    for (const auto &f : a) missing += !b.count(f);
+    for (const auto &f : b) extra += !a.count(f);
+    if (extra) parts.push_back(std::to_string(extra) + " features this CPU lacks");
+    if (missing) parts.push_back(std::to_string(missing) + " features of this CPU it lacks");
+  }
+  if (want.threads != used.threads) parts.push_back("threads " + std::to_string(used.threads));
+  if (want.library_versions != used.library_versions) parts.push_back("libraries " + used.library_versions);
+  std::string out;
+  for (const auto &p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "same fields, other key" : out;
+}
+
+// One lookup per workload key (the hook is called once per unique task; the cache serves twins of a key).
 class Lookup {
  public:
   Lookup(const TunedLogs &logs, int threads)
@@ -31,6 +60,7 @@ class Lookup {
     bool found = false;
     bool exact = false;
     std::string note, used_target, log;  // log: "user log PATH" / "shipped log PATH"
+    std::string other_target;  // !exact: a one-line note on the record's target (the full one is `note`)
     std::vector<tuning_log::MeasureRecord> records;  // best first: the best record, then the next-best
     // Set by resolve(): which record's trace replays on the task's tensors.
     bool resolved = false;
@@ -40,9 +70,7 @@ class Lookup {
 
   /**
    * The records of task.workload_key, with the records' traces replayed on task.outputs
-   * (once per workload key): the schedule hook and the is_tuned predicate both
-   * ask this, so a task whose stored traces all fail to replay is untuned for
-   * both, and compile's summary, its counts and manifest.json agree.
+   * (once per workload key): which record, if any, serves the task.
    */
   const Entry &resolve(const tetune::Task &task) {
     std::lock_guard<std::mutex> lk(mu_);
@@ -67,7 +95,8 @@ class Lookup {
     const std::string &key = task.workload_key;
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, gpu ? cuda_target() : target_, kReplayTries);
+    const tuning_log::TargetInfo &wanted = gpu ? cuda_target() : target_;
+    tuning_log::LogSet::Best b = logs_.best_with_fallback(key, wanted, kReplayTries);
     Entry e;
     e.note = b.result.note;
     if (b.record()) {
@@ -76,6 +105,10 @@ class Lookup {
       e.used_target = b.result.used_target_key;
       e.log = b.from->role + " log " + b.from->log.path();
       e.records = std::move(b.result.records);
+      if (!e.exact) {
+        std::optional<tuning_log::TargetInfo> used = b.from->log.target(e.used_target);
+        e.other_target = "measured on another target (" + (used ? brief_difference(wanted, *used) : e.used_target) + ")";
+      }
     }
     return cache_.emplace(key, std::move(e)).first->second;
   }
@@ -101,26 +134,33 @@ class Lookup {
   std::map<std::string, Entry> cache_;
 };
 
-ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedLookupOptions opt) {
-  return [lk, stats, opt](const tetune::Task &task) -> Schedule {
+using DefaultFn = std::function<ScheduleChoice(const tetune::Task &)>;
+
+ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedLookupOptions opt, DefaultFn fallback) {
+  return [lk, stats, opt, fallback](const tetune::Task &task) -> ScheduleChoice {
     const Lookup::Entry &e = lk->resolve(task);
-    auto untuned = [&](const std::string &why) {
+    // No usable record: the default schedule; `why` goes into the detail only when a record exists but does not serve.
+    auto untuned = [&](const std::string &why, bool record_exists) {
       std::string line = task.name + " (" + task.workload_key + "): " + why;
       if (stats) {
         stats->untuned++;
         stats->untuned_tasks.push_back(line);
       }
-      if (opt.print_notes) std::fprintf(stderr, "tuned schedules: untuned, default schedule: %s\n", line.c_str());
-      return schedules::default_schedule(task.outputs, task.target.is_gpu(), task.threads);
+      ScheduleChoice c = fallback(task);
+      if (opt.print_notes)
+        std::fprintf(stderr, "tuned schedules: no record, %s schedule: %s\n", source_name(c.source).c_str(), line.c_str());
+      if (record_exists) c.detail += "; " + why;
+      return c;
     };
     // The note names the full target key; one line per task says only what is missing.
-    if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->describe());
+    if (!e.found) return untuned("no successful record for this target (or a compatible one) in " + lk->describe(), false);
     if (e.replays < 0) {
       if (stats) {
         stats->replay_failed++;
         stats->notes.push_back(task.name + ": stored trace does not replay: " + e.first_error);
       }
-      return untuned("no stored trace replays (" + std::to_string(e.records.size()) + " tried); the best's error: " + e.first_error);
+      return untuned("no stored trace replays (" + std::to_string(e.records.size()) + " tried); the best's error: " + e.first_error,
+                     true);
     }
     const tuning_log::MeasureRecord &rec = e.records[e.replays];
     try {
@@ -139,15 +179,15 @@ ScheduleFn make_hook(std::shared_ptr<Lookup> lk, TunedLookupStats *stats, TunedL
       }
       if (opt.print_notes)
         for (const auto &n : notes) std::fprintf(stderr, "tuned schedules: %s: %s\n", task.name.c_str(), n.c_str());
-      return s;
+      // The detail keeps one line: the fallback's short form (the full note is in stats->notes).
+      std::string detail = "record " + std::to_string(rec.id) + " of " + e.log;
+      if (!e.exact) detail += "; " + e.other_target;
+      if (e.replays > 0) detail += "; " + notes.back();
+      return {std::move(s), ScheduleSource::Record, detail};
     } catch (const Error &err) {  // replayed on the first task of this workload, not on this one's tensors
-      return untuned("record " + std::to_string(rec.id) + "'s trace does not replay on this task: " + err.what());
+      return untuned("record " + std::to_string(rec.id) + "'s trace does not replay on this task: " + err.what(), true);
     }
   };
-}
-
-std::function<bool(const tetune::Task &)> make_pred(std::shared_ptr<Lookup> lk) {
-  return [lk](const tetune::Task &task) { return lk->resolve(task).replays >= 0; };
 }
 
 // Exactly one database, db_path ("" = the user's log, which must exist then).
@@ -158,14 +198,10 @@ TunedLogs only(const std::string &db_path) {
 }  // namespace
 
 ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLookupStats *stats,
-                               const TunedLookupOptions &options) {
+                               const TunedLookupOptions &options, const autotune::DefaultScheduleOptions &untuned) {
   auto lk = std::make_shared<Lookup>(only(db_path), threads);
   if (stats) stats->logs = lk->describe();
-  return make_hook(lk, stats, options);
-}
-
-std::function<bool(const tetune::Task &)> tuned_predicate(const std::string &db_path, int threads) {
-  return make_pred(std::make_shared<Lookup>(only(db_path), threads));
+  return make_hook(lk, stats, options, [untuned](const tetune::Task &t) { return autotune::default_schedule(t, untuned); });
 }
 
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
@@ -177,20 +213,22 @@ void use_tuned_schedules(CompileOptions &options, const TunedLogs &logs, TunedLo
                          const TunedLookupOptions &lookup) {
   auto lk = std::make_shared<Lookup>(logs, options.threads);
   if (stats) stats->logs = lk->describe();
-  options.schedule_for = make_hook(lk, stats, lookup);
-  options.is_tuned = make_pred(lk);
+  CompileOptions defaults;  // the default hook's inputs only (no schedule_for: default_choice never recurses)
+  defaults.plain_default_schedule = options.plain_default_schedule;
+  defaults.untuned = options.untuned;
+  options.schedule_for = make_hook(lk, stats, lookup, [defaults](const tetune::Task &t) { return default_choice(t, defaults); });
 }
 
 std::string format_lookup_stats(const TunedLookupStats &s) {
   std::ostringstream os;
-  os << "tuned schedules: " << s.tuned << " workloads tuned (" << s.fallback << " from another target), " << s.untuned
-     << " untuned (default schedule)";
+  os << "tuned schedules: " << s.tuned << " workloads from records (" << s.fallback << " from another target), " << s.untuned
+     << " without a record (default schedule)";
   if (s.replay_failed) os << ", " << s.replay_failed << " stored traces failed to replay";
   os << "\n";
   if (!s.logs.empty()) os << "  read: " << s.logs << "\n";
   for (const auto &[log, n] : s.tuned_from) os << "  from " << log << ": " << n << " workloads\n";
   for (const auto &n : s.notes) os << "  note: " << n << "\n";
-  for (const auto &u : s.untuned_tasks) os << "  untuned: " << u << "\n";
+  for (const auto &u : s.untuned_tasks) os << "  no record: " << u << "\n";
   return os.str();
 }
 

@@ -4,37 +4,41 @@
 //   relay::TunedLookupStats st;
 //   relay::CompileOptions co;
 //   co.threads = 2;
-//   relay::use_tuned_schedules(co, "tune.db", &st);      // sets schedule_for + is_tuned
+//   relay::use_tuned_schedules(co, "tune.db", &st);      // sets schedule_for
 //   CompiledModel m = compile_model(std::move(g), co);
 //   std::fprintf(stderr, "%s", relay::format_lookup_stats(st).c_str());
+//   // m.stats().task_schedules: per task, ScheduleSource::Record or the default's source, and a detail
 //
 // Logs read (TunedLogs): by default the user's log, then the shipped log
 // (tuning_logs/log_set.h), each opened read-only. Per task (workload key, host
 // target with `threads`): LogSet::best_with_fallback (successful records only;
 // the first log with an exact-target record, else the first with a compatible one). A record of another, compatible target is used
-// and REPORTED (its note goes into stats->notes and to stderr). When the best
+// and REPORTED (its note goes into the choice's detail, stats->notes and stderr). When the best
 // record's trace does not replay on task.outputs (a version-1 trace written
 // with another model's tensor names, see schedule/trace.h), the next-best
 // records of that target are tried, up to kReplayTries, and the one used is
-// noted. No record, or none that replays: the default schedule
-// (simple_cpu_schedule), counted and listed as untuned (stats->untuned_tasks).
+// noted. The hook's ScheduleChoice: source Record, detail "record ID of
+// user|shipped log PATH" and the notes. No record, or none that replays: the
+// default schedule (autotune::default_schedule: the cost model's pick or the
+// analytical default, with its own source and detail), counted and listed as
+// untuned (stats->untuned_tasks).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "autotune/default_schedule.h"
 #include "relay_import/executor.h"
 
 namespace tetune {
 namespace relay {
 
 struct TunedLookupStats {
-  int tuned = 0;              // unique workloads given a stored schedule (exact target or fallback)
+  int tuned = 0;              // unique workloads given a stored schedule (exact target or fallback): source Record
   int fallback = 0;           // of which from another (compatible) target
-  int untuned = 0;            // unique workloads left with the default schedule
+  int untuned = 0;            // unique workloads without a usable record: the default schedule (cost model or analytical)
   int replay_failed = 0;      // workloads whose best record's trace did not replay (tuned if a next-best did)
   std::vector<std::string> untuned_tasks;   // "name (workload key): reason"
   std::vector<std::string> notes;           // best_with_fallback notes of fallbacks, replay errors
@@ -66,20 +70,18 @@ struct TunedLookupOptions {
 
 /**
  * Schedule hook for CompileOptions::schedule_for, reading only the log at
- * db_path (read-only; "" = the user's log). stats may be null; it must
+ * db_path (read-only; "" = the user's log); a task without a usable record
+ * gets autotune::default_schedule(task, untuned). stats may be null; it must
  * outlive the hook. @throws TuningLogError naming a missing db_path.
  */
 ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLookupStats *stats,
-                               const TunedLookupOptions &options = TunedLookupOptions());
+                               const TunedLookupOptions &options = TunedLookupOptions(),
+                               const autotune::DefaultScheduleOptions &untuned = autotune::DefaultScheduleOptions());
 /**
- * Predicate for CompileOptions::is_tuned, reading db_path: true when a
- * successful record of the task exists and its trace (or one of the next,
- * up to kReplayTries) replays on the task's tensors -- the test the schedule
- * hook applies, so a task whose stored traces all fail to replay is untuned
- * for both (compile's summary and manifest.json agree).
+ * Sets options.schedule_for for options.threads, from db_path only. A task
+ * without a usable record gets relay::default_choice(task, options) as it
+ * stands now (options.untuned, options.plain_default_schedule).
  */
-std::function<bool(const tetune::Task &)> tuned_predicate(const std::string &db_path, int threads);
-/** Sets options.schedule_for and options.is_tuned (sharing one lookup cache) for options.threads, from db_path only. */
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
                          const TunedLookupOptions &lookup = TunedLookupOptions());
 /** The same, reading `logs` in order (the user's log, then the shipped one, by default). */

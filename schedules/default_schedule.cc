@@ -3,7 +3,6 @@
 #include <functional>
 
 #include "schedule/parallel_grain.h"
-#include "schedules/gpu_schedules.h"
 #include "base/errors.h"
 #include "te/expr_functor.h"
 
@@ -83,10 +82,6 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     }
   }
   return s;
-}
-
-Schedule default_schedule(const std::vector<Tensor> &outputs, bool gpu, int threads) {
-  return gpu ? gpu_simple_schedule(outputs) : simple_cpu_schedule(outputs, 8, threads);
 }
 
 }  // namespace schedules

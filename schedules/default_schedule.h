@@ -1,4 +1,5 @@
-// A simple CPU schedule for a fused group, used until a tuned schedule exists:
+// A simple CPU schedule for a fused group, the analytical default of a task
+// without a search-space seed (autotune/default_schedule.h):
 // elementwise / injective intermediate stages are inlined, except a stage with
 // a select (a padding) read by a reduction: inlined there, its bounds test
 // would run once per tap of a convolution, so it is computed at root. Every
@@ -19,13 +20,6 @@ namespace tetune {
 namespace schedules {
 
 Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8, int threads = 1);
-
-/**
- * The schedule of a fused group that has no tuned one: gpu_simple_schedule
- * (schedules/gpu_schedules.h) for a CUDA target, simple_cpu_schedule(outputs,
- * 8, threads) for a CPU.
- */
-Schedule default_schedule(const std::vector<Tensor> &outputs, bool gpu, int threads);
 
 }  // namespace schedules
 }  // namespace tetune

@@ -1,5 +1,8 @@
 #include "tools/cli_options.h"
 
+#include "autotune/cost_model/shipped_model.h"
+#include "autotune/cost_model/xgb_cost_model.h"
+
 #include <cmath>
 
 #include "codegen/gpu_runtime.h"
@@ -46,6 +49,32 @@ void require_measurable_here(const Target &target, const std::string &option) {
   if (target.is_gpu() && !cuda_device_available(&why))
     throw UsageError(option + " " + target.spec + ": this machine cannot run CUDA kernels (" + why +
                      "); measure on a GPU machine with --remote-command (README: Measure on another machine)");
+}
+
+const char *const kCostModelHelp =
+    "schedules of tasks without a tuning record: none (default: the analytical default), shipped (ranked by the "
+    "shipped cost model, autotune/cost_model/shipped/), or the path of a model saved by `tetune cost-model train`";
+
+autotune::DefaultScheduleOptions untuned_options(const std::string &cost_model,
+                                                 std::unique_ptr<cost_model::CostModel> *holder) {
+  autotune::DefaultScheduleOptions o;
+  if (cost_model.empty() || cost_model == "none") return o;
+  std::string why;
+  if (cost_model == "shipped") {
+    *holder = cost_model::load_shipped_cost_model(&why);
+    if (!*holder) throw UsageError("--cost-model shipped: " + why);
+  } else {
+    auto m = std::make_unique<cost_model::XGBCostModel>();
+    try {
+      m->load(cost_model);
+    } catch (const Error &e) {
+      throw UsageError("--cost-model " + cost_model + ": " + e.what());
+    }
+    if (!m->trained()) throw UsageError("--cost-model " + cost_model + ": the model is not trained");
+    *holder = std::move(m);
+  }
+  o.cost_model = holder->get();
+  return o;
 }
 
 }  // namespace cli

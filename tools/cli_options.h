@@ -3,9 +3,13 @@
 // (CLI11's ValidationError, reported by tools/tetune_main.cc).
 #pragma once
 
+#include <memory>
+
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "autotune/default_schedule.h"
 
 namespace tetune {
 struct Target;
@@ -32,6 +36,21 @@ const CLI::Validator &non_negative();
  * naming `option`, the target and the reason, before any tuning starts.
  */
 void require_measurable_here(const Target &target, const std::string &option);
+
+/** What --cost-model offers, for the commands' help text. */
+extern const char *const kCostModelHelp;
+
+/**
+ * The options of the default schedule of a task without a usable record
+ * (autotune::default_schedule), the one place where `compile` and `run-model`
+ * fill them from --cost-model: "" or "none" = the analytical default;
+ * "shipped" = the shipped model (autotune/cost_model/shipped_model.h); else
+ * the path of a saved XGBCostModel (`tetune cost-model train`). The model is
+ * loaded into *holder, which must outlive the options. Raises UsageError
+ * naming the value when the model cannot be loaded (never a silent fallback).
+ */
+autotune::DefaultScheduleOptions untuned_options(const std::string &cost_model,
+                                                 std::unique_ptr<cost_model::CostModel> *holder);
 
 }  // namespace cli
 }  // namespace tetune

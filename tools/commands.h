@@ -17,6 +17,7 @@ void add_run_model_command(CLI::App &app);  // tetune run-model (tools/graph_cmd
 void add_compile_commands(CLI::App &app);   // tetune compile + tetune run (tools/compile_cmds.cc)
 void add_tune_model_command(CLI::App &app);  // tetune tune (tools/tune_model_cmd.cc)
 void add_target_command(CLI::App &app);      // tetune target (tools/target_cmd.cc)
+void add_cost_model_command(CLI::App &app);  // tetune cost-model export|train (tools/cost_model_cmd.cc)
 
 }  // namespace cli
 }  // namespace tetune

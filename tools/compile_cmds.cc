@@ -30,30 +30,39 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 void add_compile_commands(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "AOT-compile an ONNX model into OUT/ (libmodel.so, graph.bin, weights.bin, manifest.json)");
   struct Opts {
-    std::string model, out, db, target = "host", cxx, gpu;
+    std::string model, out, db, target = "host", cxx, gpu, cost_model;
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
-    bool keep_build = false, quiet = false, plain = false, no_shipped = false;
+    bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "ONNX model file")->required();
   cmd->add_option("--input-shape", o->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   cmd->add_option("-o,--out", o->out, "output directory")->required();
-  cmd->add_option("--db", o->db,
+  auto *db = cmd->add_option("--db", o->db,
                   "tuning log with records for the model's tasks, read instead of the user's log ($TETUNE_DB, else "
                   "$XDG_CACHE_HOME/tetune/tetune.db); it must exist. The shipped log is read after it");
   cmd->add_flag("--no-shipped-log", o->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
+  auto *no_measure = cmd->add_flag(
+      "--no-measure", o->no_measure,
+      "read no tuning log at all (neither the user's nor the shipped one): every task gets its default schedule, the cost "
+      "model's pick or the analytical default, as before any tuning");
+  no_measure->excludes(db);
+  cmd->add_option("--cost-model", o->cost_model, kCostModelHelp);
   cmd->add_option("--target", o->target, "host | cuda | a Halide target string (default host)");
-  cmd->add_option("--gpu", o->gpu,
+  auto *gpu = cmd->add_option("--gpu", o->gpu,
                   "with --target cuda: the GPU whose tuned records to use, as the driver names it (e.g. \"NVIDIA H100 80GB "
                   "HBM3\"; default: this machine's GPU; records of another GPU never apply)");
+  no_measure->excludes(gpu);
   add_threads_option(cmd, o->threads, "thread count recorded in the tasks (tuning-record lookup: the count `tune` used)");
   cmd->add_option("--cxx", o->cxx, "C++ compiler driver used to link libmodel.so (default $CXX or g++)");
   cmd->add_flag("--keep-build", o->keep_build,
                 "keep the build directory (kernel objects, headers, kernel table source): a fresh $TMPDIR/tetune-build-XXXXXX, "
                 "printed at the end; nothing is built in or deleted from OUT/");
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
-  cmd->add_flag("-q,--quiet", o->quiet, "no per-kernel progress");
+  cmd->add_flag("-q,--quiet", o->quiet,
+                "no per-kernel progress on stderr. The table of tasks (one line each: name, where its schedule came from "
+                "-- record, cost model or analytical -- and how it was chosen) is always printed");
   cmd->callback([o] {
     relay::ImportOptions io;
     for (const auto &s : o->shapes)
@@ -65,24 +74,38 @@ void add_compile_commands(CLI::App &app) {
     eo.compile.target = Target{o->target};
     eo.compile.threads = o->threads;
     eo.compile.plain_default_schedule = o->plain;
+    std::unique_ptr<cost_model::CostModel> model;
+    eo.compile.untuned = untuned_options(o->cost_model, &model);
     eo.model_path = o->model;
     eo.cxx = o->cxx;
     eo.keep_build = o->keep_build;
     eo.verbose = !o->quiet;
-    // Tuned schedules: the best record of each task in the logs read, the user's (or --db) first, then
-    // the shipped one (relay_import/tuned_schedules.h), each opened read-only; the default schedule
-    // (counted and listed as untuned) for tasks without one.
+    // The best record of each task in the logs read, the user's (or --db) first, then the shipped one
+    // (relay_import/tuned_schedules.h), each opened read-only; the default schedule (eo.compile.untuned)
+    // for tasks without one. --no-measure: no log, every task gets the default schedule.
     auto stats = std::make_shared<relay::TunedLookupStats>();
-    relay::use_tuned_schedules(eo.compile, relay::TunedLogs{o->db, !o->no_shipped, o->gpu}, stats.get());
-    eo.tuning_db = stats->logs;
-    eo.tuned_note = "tuned schedules from " + stats->logs + " (default schedule for tasks without a record)";
+    std::string logs_line;
+    if (o->no_measure) {
+      logs_line = "no tuning log read (--no-measure)";
+      eo.tuned_note = "no tuning log read (--no-measure): default schedules (cost model or analytical)";
+    } else {
+      relay::TunedLookupOptions lookup;
+      lookup.print_notes = false;  // the notes are the records' details in the table below
+      relay::use_tuned_schedules(eo.compile, relay::TunedLogs{o->db, !o->no_shipped, o->gpu}, stats.get(), lookup);
+      logs_line = "read " + stats->logs;
+      for (const auto &[log, n] : stats->tuned_from) logs_line += "\n  " + std::to_string(n) + " tasks from " + log;
+      eo.tuning_db = stats->logs;
+      eo.tuned_note = "tuned schedules from " + stats->logs + " (default schedule for tasks without a record)";
+    }
     relay::ExportResult r = relay::export_model(std::move(g), o->out, eo);
-    std::printf("%s", relay::format_lookup_stats(*stats).c_str());
     double t2 = now_s();
     std::printf("compiled %s -> %s/ (target %s)\n", o->model.c_str(), r.dir.c_str(), o->target.c_str());
     std::printf("  %d groups (%d kernels, %d views), %d unique tasks -> %d kernels in libmodel.so\n", r.groups, r.kernel_groups,
                 r.view_groups, r.tasks, r.tasks);
-    std::printf("  %d tasks tuned, %d tasks untuned (default schedules)\n", r.tuned_tasks, r.untuned_tasks);
+    std::printf("schedules: %s\n", logs_line.c_str());
+    std::printf("  %d tasks: %s (groups: %s)\n", r.tasks, relay::format_source_counts(r.task_sources).c_str(),
+                relay::format_source_counts(r.group_sources).c_str());
+    std::printf("%s", relay::format_task_schedules(r.task_schedules).c_str());
     std::printf("  weights %.2f MB, buffers %.2f MB with reuse (%.2f MB without)\n", r.weights_bytes / 1e6, r.buffer_bytes / 1e6,
                 r.no_reuse_bytes / 1e6);
     std::printf("  import %.2f s, passes + fusion %.2f s, codegen %.1f s, link %.1f s, total %.1f s\n", t1 - t0, r.passes_s,

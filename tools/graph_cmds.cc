@@ -70,12 +70,13 @@ void add_graph_command(CLI::App &app) {
 }
 
 void add_run_model_command(CLI::App &app) {
-  auto *cmd = app.add_subcommand("run-model", "JIT-compile an ONNX model (default schedules) and run it on .npy inputs");
+  auto *cmd = app.add_subcommand("run-model", "JIT-compile an ONNX model (default schedules, no tuning log) and run it on .npy inputs");
   struct Opts {
     std::string model;
     std::vector<std::string> shapes, inputs, outputs;
     int repeat = 1;
     bool plain = false;
+    std::string cost_model;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "ONNX model file")->required();
@@ -84,6 +85,7 @@ void add_run_model_command(CLI::App &app) {
   cmd->add_option("--output", o->outputs, "file.npy or NAME=file.npy (repeatable)");
   cmd->add_option("--repeat", o->repeat, "timed runs after one warm-up")->check(positive());
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
+  cmd->add_option("--cost-model", o->cost_model, kCostModelHelp);
   cmd->callback([o] {
     std::map<std::string, NDArray> feeds;
     relay::ImportOptions io;
@@ -99,10 +101,12 @@ void add_run_model_command(CLI::App &app) {
     double t0 = now_s();
     relay::CompileOptions co;
     co.plain_default_schedule = o->plain;
+    std::unique_ptr<cost_model::CostModel> model;
+    co.untuned = untuned_options(o->cost_model, &model);
     relay::CompiledModel m = relay::compile_model(relay::import_onnx(o->model, io), co);
     double t1 = now_s();
-    std::printf("compiled %d groups (%d kernels built, %d untuned) in %.1f s\n", m.stats().groups,
-                m.stats().kernels_built, m.stats().untuned, t1 - t0);
+    std::printf("compiled %d groups (%d kernels built; schedules: %s) in %.1f s\n", m.stats().groups, m.stats().kernels_built,
+                relay::format_source_counts(m.stats().task_sources).c_str(), t1 - t0);
     auto out = m.run(feeds);
     std::vector<double> times;
     for (int i = 0; i < o->repeat; i++) {

@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   tetune::cli::add_compile_commands(app);
   tetune::cli::add_tune_model_command(app);
   tetune::cli::add_target_command(app);
+  tetune::cli::add_cost_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -278,8 +278,12 @@ int parent_main(int argc, char **argv) {
         std::ifstream mf(d + "/manifest.json");
         std::stringstream ss;
         ss << mf.rdbuf();
-        v.tuned = static_cast<int>(json_num(ss.str(), "tuned_tasks"));
-        v.untuned = static_cast<int>(json_num(ss.str(), "untuned_tasks"));
+        // tuned = tasks whose schedule is a record; untuned = the rest (cost model or analytical)
+        const nlohmann::json m = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+        if (m.is_object() && m.contains("tasks_by_source") && m.contains("tasks")) {
+          v.tuned = m["tasks_by_source"].value("record", 0);
+          v.untuned = m["tasks"].get<int>() - v.tuned;
+        }
         std::printf("[%s] reusing export %s\n", ms.key.c_str(), d.c_str());
         return v;
       }
@@ -297,11 +301,11 @@ int parent_main(int argc, char **argv) {
         eo.tuning_db = db;
       }
       relay::ExportResult r = relay::export_model(relay::import_onnx(onnx, io), d, eo);
-      v.tuned = r.tuned_tasks;
-      v.untuned = r.untuned_tasks;
+      v.tuned = r.task_sources.record;
+      v.untuned = r.tasks - r.task_sources.record;
       std::ofstream(stampf) << want << "\n";
-      std::printf("[%s] exported %s: %d kernels (%d tuned, %d untuned) in %.1f s\n", ms.key.c_str(), d.c_str(), r.tasks,
-                  r.tuned_tasks, r.untuned_tasks, (now_ms() - a) / 1e3);
+      std::printf("[%s] exported %s: %d kernels (%s) in %.1f s\n", ms.key.c_str(), d.c_str(), r.tasks,
+                  relay::format_source_counts(r.task_sources).c_str(), (now_ms() - a) / 1e3);
       return v;
     };
     try {

@@ -19,10 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schedules/gpu_schedules.h"
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
-#include "schedules/default_schedule.h"
 #include "runtime/cpu_features.h"
 #include "runtime/export_check.h"
 #include "runtime/plan.h"
@@ -200,6 +198,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   // ---- kernels: one per unique workload key ----
   std::map<std::string, int> kernel_of_key;
   std::vector<const FusedGroup *> kernel_group;  // first group of each kernel
+  std::vector<int> groups_of_kernel;             // kernel groups sharing each kernel
   for (size_t s = 0; s < groups.size(); s++) {
     const auto &grp = groups[s];
     rt::PlanGroup pg;
@@ -222,14 +221,14 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
         pk.num_args = static_cast<int>(grp.input_values.size() + grp.outputs.size());
         plan.kernels.push_back(pk);
         kernel_group.push_back(&grp);
+        groups_of_kernel.push_back(0);
         it = kernel_of_key.emplace(grp.task.workload_key, k).first;
       }
       pg.kernel = it->second;
       for (int v : grp.input_values) pg.args.push_back(add(v));
       pg.num_inputs = static_cast<int>(grp.input_values.size());
       for (int v : grp.outputs) pg.args.push_back(add(v));
-      bool tuned = o.compile.schedule_for && (!o.compile.is_tuned || o.compile.is_tuned(grp.task));
-      tuned ? res.tuned_groups++ : res.untuned_groups++;
+      groups_of_kernel[pg.kernel]++;
     }
     plan.groups.push_back(pg);
   }
@@ -284,13 +283,14 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   for (size_t k = 0; k < plan.kernels.size(); k++) {
     const FusedGroup &grp = *kernel_group[k];
     const std::string &name = plan.kernels[k].name;
-    bool tuned = o.compile.schedule_for && (!o.compile.is_tuned || o.compile.is_tuned(grp.task));
-    tuned ? res.tuned_tasks++ : res.untuned_tasks++;
-    if (o.verbose) std::fprintf(stderr, "[%zu/%zu] %s%s\n", k + 1, plan.kernels.size(), name.c_str(), tuned ? " (tuned)" : "");
     try {
-      Schedule s = o.compile.schedule_for             ? o.compile.schedule_for(grp.task)
-                   : o.compile.plain_default_schedule ? Schedule(grp.te_outputs)
-                                                      : schedules::default_schedule(grp.te_outputs, gpu, o.compile.threads);
+      ScheduleChoice c = choose_schedule(grp.task, o.compile);
+      res.task_sources[c.source]++;
+      res.group_sources[c.source] += groups_of_kernel[k];
+      if (o.verbose)
+        std::fprintf(stderr, "[%zu/%zu] %s (%s)\n", k + 1, plan.kernels.size(), name.c_str(), source_name(c.source).c_str());
+      res.task_schedules.push_back({grp.name, grp.task.workload_key, groups_of_kernel[k], c.source, c.detail});
+      const Schedule &s = c.schedule;
       if (s.inputs().size() != grp.input_values.size())
         throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
                     std::to_string(grp.input_values.size()));
@@ -359,11 +359,28 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     // The CPU extensions (LLVM names) the host code of libmodel.so may use: tetune run refuses it on a CPU without them.
     js["required_extensions"] = rt::required_extensions(plan.halide_target);
     js["groups"] = res.groups, js["kernel_groups"] = res.kernel_groups, js["view_groups"] = res.view_groups;
-    js["tasks"] = res.tasks, js["tuned_tasks"] = res.tuned_tasks, js["untuned_tasks"] = res.untuned_tasks;
-    js["tuned_groups"] = res.tuned_groups, js["untuned_groups"] = res.untuned_groups;
+    js["tasks"] = res.tasks;
+    auto by_source = [](const SourceCounts &c) {
+      ojson r = ojson::object();
+      for (ScheduleSource s : {ScheduleSource::Record, ScheduleSource::CostModel, ScheduleSource::Analytical}) r[source_name(s)] = c[s];
+      return r;
+    };
+    js["tasks_by_source"] = by_source(res.task_sources);
+    js["groups_by_source"] = by_source(res.group_sources);
     js["schedules"] = o.tuned_note.empty() ? (o.compile.schedule_for ? "schedule_for hook" : "default schedules") : o.tuned_note;
     js["tuning_db"] = o.tuning_db.empty() ? ojson(nullptr) : ojson(o.tuning_db);
     js["weights_bytes"] = res.weights_bytes, js["buffer_bytes"] = res.buffer_bytes, js["no_reuse_bytes"] = res.no_reuse_bytes;
+    ojson ts = ojson::array();
+    for (size_t k = 0; k < res.task_schedules.size(); k++) {
+      const TaskSchedule &t = res.task_schedules[k];
+      ts.push_back({{"kernel", plan.kernels[k].name},
+                    {"group", t.group},
+                    {"workload_key", t.workload_key},
+                    {"groups", t.groups},
+                    {"schedule_source", source_name(t.source)},
+                    {"schedule_detail", t.detail}});
+    }
+    js["task_schedules"] = ts;
     // A truncated or altered file is refused before loading (check_export).
     std::vector<std::string> on_disk = {"libmodel.so"};
     if (gpu)

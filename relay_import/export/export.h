@@ -3,9 +3,9 @@
 //   relay::ExportOptions o;                 // o.compile = CompileOptions (target, hooks)
 //   relay::ExportResult r = relay::export_model(import_onnx(path, io), "OUT", o);
 //
-// Runs the graph passes and fusion (compile_groups_only), takes one schedule
-// per unique task from CompileOptions::schedule_for (unset: the default
-// schedule: simple_cpu_schedule, or gpu_simple_schedule for a GPU target),
+// Runs the graph passes and fusion (compile_groups_only), takes one
+// ScheduleChoice per unique task from relay::choose_schedule (the
+// CompileOptions::schedule_for hook; unset: autotune::default_schedule),
 // AOT-compiles each with compile_object(no_runtime = true), compiles one Halide
 // runtime object and links them, with a generated kernel table (runtime/plan.h
 // KernelEntry), into OUT/libmodel.so using the system C++ compiler
@@ -20,13 +20,17 @@
 //   OUT/weights.bin   constants read by the kernels (64-byte aligned)
 //   OUT/manifest.json model, inputs / outputs (names, shapes, dtypes), target,
 //                     the CPU extensions libmodel.so needs (required_extensions),
-//                     tuned / untuned task counts, tetune version, and each
-//                     file's size and SHA-256 (format rt::kManifestFormat,
-//                     checked before loading by runtime/export_check.h)
+//                     tasks and groups counted per schedule source
+//                     (tasks_by_source, groups_by_source: "record", "cost
+//                     model", "analytical"), per task (task_schedules) its
+//                     kernel, first group, workload key, group count,
+//                     schedule_source and schedule_detail, tetune version,
+//                     and each file's size and SHA-256 (format
+//                     rt::kManifestFormat, checked before loading by
+//                     runtime/export_check.h)
 //   OUT/NAME.ptx      per kernel, for a CUDA target
-// A task counts as tuned when CompileOptions::is_tuned says so (with
-// use_tuned_schedules: a stored trace of it replays), the same test the
-// schedule hook applies, so the counts match what libmodel.so holds.
+// The sources are those of the schedules compiled into libmodel.so: a group
+// counts under the source of its kernel's schedule.
 // Buffers: intermediates share planned buffers by liveness (greedy best fit as
 // relay::plan_memory, with view groups aliasing their input's memory); graph
 // outputs get buffers of their own. Raises CodegenError / Error on failure.
@@ -34,6 +38,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "relay_import/executor.h"
 #include "relay_import/graph.h"
@@ -57,8 +62,10 @@ struct ExportResult {
   std::string dir, library;
   std::string build_dir;         // the kept build directory ($TMPDIR/tetune-build-XXXXXX); "" unless keep_build
   int groups = 0, kernel_groups = 0, view_groups = 0;
-  int tasks = 0, tuned_tasks = 0, untuned_tasks = 0;  // unique workloads
-  int tuned_groups = 0, untuned_groups = 0;
+  int tasks = 0;                        // unique workloads = kernels in libmodel.so
+  SourceCounts task_sources;            // tasks by the source of their schedule
+  SourceCounts group_sources;           // kernel groups by the source of their kernel's schedule
+  std::vector<TaskSchedule> task_schedules;  // per kernel, in kernel order
   int64_t weights_bytes = 0, buffer_bytes = 0, no_reuse_bytes = 0;
   double passes_s = 0, codegen_s = 0, link_s = 0;
 };

@@ -285,7 +285,7 @@ TEST_F(ExportCheck, UserBuildDirectoryInOutputIsLeftAlone) {
   }
 }
 
-// ---- a record whose trace does not replay is untuned everywhere ----
+// ---- a record whose trace does not replay is not the source anywhere ----
 
 struct TunedCounts {
   relay::TunedLookupStats stats;
@@ -336,9 +336,10 @@ TEST_F(ExportCheck, ReplayFailureIsUntunedInSummaryResultAndManifest) {
   // Control: a trace that replays (no steps) is tuned in all three.
   TunedCounts ok = export_with_record(R"({"version": 2, "steps": []})");
   EXPECT_EQ(ok.stats.tuned, 1);
-  EXPECT_EQ(ok.result.tuned_tasks, 1);
-  EXPECT_EQ(ok.manifest.at("tuned_tasks"), 1);
-  EXPECT_EQ(ok.manifest.at("untuned_tasks"), 0);
+  EXPECT_EQ(ok.result.task_sources.record, 1);
+  EXPECT_EQ(ok.manifest.at("tasks_by_source").at("record"), 1);
+  EXPECT_EQ(ok.manifest.at("tasks_by_source").at("analytical"), 0);
+  EXPECT_EQ(ok.manifest.at("task_schedules").at(0).at("schedule_source"), "record");
 
   // A trace naming a stage (tensor t99) this compute does not have.
   TunedCounts bad = export_with_record(
@@ -351,12 +352,15 @@ TEST_F(ExportCheck, ReplayFailureIsUntunedInSummaryResultAndManifest) {
   ASSERT_EQ(bad.stats.untuned_tasks.size(), 1u);
   EXPECT_TRUE(contains(bad.stats.untuned_tasks[0], "no stored trace replays")) << bad.stats.untuned_tasks[0];
   EXPECT_TRUE(contains(bad.stats.untuned_tasks[0], "t99")) << bad.stats.untuned_tasks[0];
-  EXPECT_EQ(bad.result.tuned_tasks, 0);
-  EXPECT_EQ(bad.result.untuned_tasks, 1);
-  EXPECT_EQ(bad.result.tuned_groups, 0);
-  EXPECT_EQ(bad.manifest.at("tuned_tasks"), 0);
-  EXPECT_EQ(bad.manifest.at("untuned_tasks"), 1);
-  EXPECT_EQ(bad.manifest.at("tuned_groups"), 0);
+  EXPECT_EQ(bad.result.task_sources.record, 0);
+  EXPECT_EQ(bad.result.task_sources.analytical, 1);
+  EXPECT_EQ(bad.result.group_sources.record, 0);
+  EXPECT_EQ(bad.manifest.at("tasks_by_source").at("record"), 0);
+  EXPECT_EQ(bad.manifest.at("tasks_by_source").at("analytical"), 1);
+  EXPECT_EQ(bad.manifest.at("groups_by_source").at("record"), 0);
+  // the task's detail says why its record was not used
+  const std::string detail = bad.manifest.at("task_schedules").at(0).at("schedule_detail");
+  EXPECT_TRUE(contains(detail, "no stored trace replays")) << detail;
 }
 
 }  // namespace

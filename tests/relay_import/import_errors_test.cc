@@ -308,17 +308,18 @@ TEST(Passes, FoldingFusionKeysMemoryAndSerialisation) {
   std::string where;
   EXPECT_TRUE(all_close(y[0], y0[0], 1e-4, 1e-6, &where)) << where;
   EXPECT_NE(m.to_dot().find("digraph"), std::string::npos);
-  // the tuned-schedule hook is used and counted
+  // the schedule hook is used, once per task, and its source counted per group and per task
   relay::CompileOptions hooked;
   int calls = 0;
   hooked.schedule_for = [&](const tetune::Task &t) {
     calls++;
-    return Schedule(t.outputs);
+    return ScheduleChoice{Schedule(t.outputs), ScheduleSource::Record, "test hook"};
   };
   relay::CompiledModel h = relay::compile_model(relay::import_onnx_bytes(bytes, "conv.onnx"), hooked);
   EXPECT_EQ(calls, h.stats().kernels_built);
-  EXPECT_EQ(h.stats().tuned, h.stats().kernel_groups);
-  EXPECT_EQ(m.stats().untuned, m.stats().kernel_groups);
+  EXPECT_EQ(h.stats().group_sources.record, h.stats().kernel_groups);
+  EXPECT_EQ(h.stats().task_sources.record, h.stats().kernels_built);
+  EXPECT_EQ(m.stats().group_sources.analytical, m.stats().kernel_groups);
   EXPECT_TRUE(all_close(h.run({x})[0], y0[0], 1e-4, 1e-6));
   // serialisation round trip
   std::string p = testing::tmp_dir() + "/g.tegraph";

@@ -139,8 +139,9 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   EXPECT_EQ(st.tuned + st.untuned, static_cast<int>(tasks.size()));
   EXPECT_EQ(static_cast<int>(st.untuned_tasks.size()), st.untuned);
   EXPECT_EQ(st.fallback, 0);
-  EXPECT_GT(tuned.stats().tuned, 0);
-  EXPECT_EQ(tuned.stats().tuned + tuned.stats().untuned, tuned.stats().kernel_groups);
+  EXPECT_GT(tuned.stats().group_sources.record, 0);
+  EXPECT_EQ(tuned.stats().task_sources.record, st.tuned);
+  EXPECT_EQ(tuned.stats().group_sources.total(), tuned.stats().kernel_groups);
 
   relay::CompiledModel plain = relay::compile_model(relay::import_onnx(path, io));
   NDArray x = NDArray::random({1, 3, 48, 192}, float32(), 7);

@@ -83,8 +83,9 @@ TEST(Tuner, CpuRecordsNeverServeACudaTask) {
   relay::TunedLookupOptions quiet;
   quiet.print_notes = false;
   relay::use_tuned_schedules(co, relay::TunedLogs{db, false, "NVIDIA H100 80GB HBM3"}, &stats, quiet);
-  EXPECT_FALSE(co.is_tuned(gpu));
-  Schedule s = co.schedule_for(gpu);
+  ScheduleChoice c = co.schedule_for(gpu);
+  EXPECT_EQ(c.source, ScheduleSource::Analytical) << c.detail;
+  const Schedule &s = c.schedule;
   EXPECT_EQ(stats.untuned, 1) << relay::format_lookup_stats(stats);
   EXPECT_NE(trace_to_json(s).find("blockIdx.x"), std::string::npos) << "the GPU default schedule binds blocks";
 }
@@ -106,7 +107,10 @@ TEST(Tuner, RecordServesTheSameComputeUnderOtherNames) {
   relay::TunedLookupStats stats;
   relay::TunedLookupOptions quiet;
   quiet.print_notes = false;
-  Schedule s = relay::tuned_schedule_hook(db, 1, &stats, quiet)(twin);
+  ScheduleChoice c = relay::tuned_schedule_hook(db, 1, &stats, quiet)(twin);
+  EXPECT_EQ(c.source, ScheduleSource::Record);
+  EXPECT_NE(c.detail.find("record "), std::string::npos) << c.detail;
+  const Schedule &s = c.schedule;
   EXPECT_EQ(stats.tuned, 1);
   EXPECT_EQ(stats.replay_failed, 0) << relay::format_lookup_stats(stats);
   EXPECT_GT(s.trace().size(), 0u);
@@ -123,9 +127,9 @@ TEST(Tuner, RecordServesTheSameComputeUnderOtherNames) {
   legacy.median_ms = 1e-6;
   legacy.gflops = 1e6;
   RecordStore(db, t.workload_key, t.name, "{}", 1).add(legacy);
-  EXPECT_EQ(relay::tuned_schedule_hook(db, 1, nullptr, quiet)(t).trace().size(), 1u);  // the original: the legacy record
+  EXPECT_EQ(relay::tuned_schedule_hook(db, 1, nullptr, quiet)(t).schedule.trace().size(), 1u);  // the original: the legacy record
   relay::TunedLookupStats again;
-  Schedule s2 = relay::tuned_schedule_hook(db, 1, &again, quiet)(twin);
+  Schedule s2 = relay::tuned_schedule_hook(db, 1, &again, quiet)(twin).schedule;
   EXPECT_EQ(again.tuned, 1);
   EXPECT_EQ(again.replay_failed, 1);
   EXPECT_EQ(s2.trace(), s.trace());
