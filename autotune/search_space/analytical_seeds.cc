@@ -261,9 +261,15 @@ std::vector<Candidate> SearchSpace::seeds() const {
           keep(c);
         }
       }
-      // Spatial vector, where neither model above applies: the last axis in
-      // vectors, rows of the axis before it in registers.
-      if (cols && out.size() == before) {
+      // Spatial vector, where neither model above applies and the stage
+      // reduces over more than a kernel window (a 1x1 conv of odd channel
+      // counts, a batched matmul): the last axis in vectors, rows of the axis
+      // before it in registers. A depthwise conv (window-only reduction) keeps
+      // the elementwise default, which vectorizes the same axis without the
+      // accumulator's extra pass.
+      bool long_reduce = false;
+      for (const auto &t : s.tiles) long_reduce |= t.stage == S && t.levels == 2 && t.extent > kWholeReduce;
+      if (cols && out.size() == before && long_reduce) {
         rows = nullptr;
         for (const auto &t : s.tiles)
           if (t.stage == S && t.levels == 4 && &t != cols) rows = &t;  // the last tiled axis before the vector one

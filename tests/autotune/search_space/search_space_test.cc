@@ -560,14 +560,15 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
 // Convolutions get direct-convolution seeds (output-channel vectors x a block
 // of columns and rows), or spatial-vector seeds where the channels are not a
 // whole number of vectors; every seed equals the reference, on odd shapes too.
+// A depthwise conv (a reduction over the window only) gets none.
 TEST(SearchSpace, AnalyticalSeedsForConv) {
   struct Case {
     int C, H, W, K, R, stride, pad;
     bool channel_vector;
   };
   for (const Case &k : {Case{16, 28, 28, 64, 3, 1, 1, true}, Case{5, 17, 19, 32, 3, 2, 1, true},
-                        Case{7, 9, 7, 48, 1, 1, 0, true}, Case{6, 11, 13, 24, 3, 1, 1, false},
-                        Case{3, 15, 10, 5, 5, 2, 2, false}}) {
+                        Case{7, 9, 7, 48, 1, 1, 0, true}, Case{12, 11, 13, 24, 3, 1, 1, false},
+                        Case{9, 15, 10, 5, 5, 2, 2, false}}) {
     SCOPED_TRACE(::testing::Message() << "C" << k.C << " " << k.H << "x" << k.W << " K" << k.K << " R" << k.R << " s"
                                       << k.stride);
     Checker ch(make_task("conv", conv_bias_relu(1, k.C, k.H, k.W, k.K, k.R, k.stride, k.pad)));
@@ -581,6 +582,16 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
       if (::testing::Test::HasFailure()) return;
     }
   }
+  Tensor data = placeholder({1, 32, 14, 14}, float32(), "data");
+  Tensor weight = placeholder({32, 3, 3}, float32(), "weight");
+  IterVar ry = reduce_axis(3, "ry"), rx = reduce_axis(3, "rx");
+  Tensor dw = compute({1, 32, 12, 12},
+                      [&](const std::vector<Var> &i) {
+                        return sum(data(i[0], i[1], Expr(i[2]) + ry.var, Expr(i[3]) + rx.var) * weight(i[1], ry.var, rx.var),
+                                   {ry, rx});
+                      },
+                      "dw", "depthwise_conv2d", {"n", "c", "h", "w"});
+  EXPECT_TRUE(SearchSpace(make_task("depthwise", {dw})).seeds().empty());
 }
 
 // Every stage of a seed runs in parallel: the tiled stage over its outer
