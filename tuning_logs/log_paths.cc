@@ -11,21 +11,16 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "base/package_data.h"
 
 namespace tetune::tuning_log {
 namespace {
 
 constexpr const char *kShippedRelative = "tuning_logs/shipped.db";
-constexpr const char *kWorkspace = "tetune";
 
 const char *env(const char *name) {
   const char *v = std::getenv(name);
   return v && *v ? v : nullptr;
-}
-
-bool is_file(const std::string &p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::string home_dir() {
@@ -34,12 +29,6 @@ std::string home_dir() {
   throw TuningLogError(
       "tuning log: cannot find the user's log: HOME is unset and the user has no home directory; "
       "set TETUNE_DB or XDG_CACHE_HOME");
-}
-
-std::string self_exe() {
-  std::vector<char> buf(4096);
-  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  return n > 0 ? std::string(buf.data(), static_cast<size_t>(n)) : std::string();
 }
 
 // mkdir -p with `mode` for the directories it creates.
@@ -77,27 +66,7 @@ std::string prepare_user_log_path() {
 
 std::string shipped_log_path() {
   if (const char *v = std::getenv("TETUNE_SHIPPED_DB")) return v;  // "" turns it off
-  std::vector<std::string> candidates;
-  const std::string exe = self_exe();
-  const std::string rel = std::string(kWorkspace) + "/" + kShippedRelative;
-  if (!exe.empty()) candidates.push_back(exe + ".runfiles/" + rel);
-  if (const char *r = env("RUNFILES_DIR")) candidates.push_back(std::string(r) + "/" + rel);
-  if (const char *r = env("TEST_SRCDIR")) candidates.push_back(std::string(r) + "/" + rel);
-  for (std::string dir = exe; !dir.empty();) {
-    size_t slash = dir.rfind('/');
-    if (slash == std::string::npos || slash == 0) break;
-    dir.resize(slash);
-    candidates.push_back(dir + "/" + kShippedRelative);
-  }
-  if (const char *ws = env("BUILD_WORKSPACE_DIRECTORY")) candidates.push_back(std::string(ws) + "/" + kShippedRelative);
-  for (const auto &c : candidates) {
-    if (!is_file(c)) continue;
-    char *real = ::realpath(c.c_str(), nullptr);  // the file a runfiles symlink points at, for messages
-    std::string out = real ? real : c;
-    std::free(real);
-    return out;
-  }
-  return "";
+  return find_package_data(kShippedRelative);
 }
 
 void refuse_writing_shipped_log(const std::string &path) {

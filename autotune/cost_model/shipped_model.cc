@@ -10,59 +10,25 @@
 #include "autotune/cost_model/xgb_cost_model.h"
 #include "autotune/features/features.h"
 #include "base/errors.h"
+#include "base/package_data.h"
 
 namespace tetune {
 namespace cost_model {
 namespace {
 
-// The lookup order of tuning_logs/log_paths.cc's shipped_log_path(), for another file.
 constexpr const char *kShippedRelative = "autotune/cost_model/shipped/xgb.json";
-constexpr const char *kWorkspace = "tetune";
-
-const char *env(const char *name) {
-  const char *v = std::getenv(name);
-  return v && *v ? v : nullptr;
-}
-
-bool is_file(const std::string &p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string self_exe() {
-  std::vector<char> buf(4096);
-  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  return n > 0 ? std::string(buf.data(), static_cast<size_t>(n)) : std::string();
-}
 
 }  // namespace
 
 std::string shipped_cost_model_path() {
   if (const char *v = std::getenv("TETUNE_COST_MODEL")) return v;  // "" turns it off
-  std::vector<std::string> candidates;
-  const std::string exe = self_exe();
-  const std::string rel = std::string(kWorkspace) + "/" + kShippedRelative;
-  if (!exe.empty()) candidates.push_back(exe + ".runfiles/" + rel);
-  if (const char *r = env("RUNFILES_DIR")) candidates.push_back(std::string(r) + "/" + rel);
-  if (const char *r = env("TEST_SRCDIR")) candidates.push_back(std::string(r) + "/" + rel);
-  for (std::string dir = exe; !dir.empty();) {
-    size_t slash = dir.rfind('/');
-    if (slash == std::string::npos || slash == 0) break;
-    dir.resize(slash);
-    candidates.push_back(dir + "/" + kShippedRelative);
-  }
-  if (const char *ws = env("BUILD_WORKSPACE_DIRECTORY")) candidates.push_back(std::string(ws) + "/" + kShippedRelative);
-  for (const auto &c : candidates) {
-    // Both files: a runfiles tree without the sidecar is not the model.
-    if (!is_file(c) || !is_file(XGBCostModel::rows_path(c))) continue;
-    char *real = ::realpath(c.c_str(), nullptr);
-    std::string out = real ? real : c;
-    std::free(real);
-    // The sidecar is looked up next to the resolved path: it must be there too.
-    if (!is_file(XGBCostModel::rows_path(out))) out = c;
-    return out;
-  }
-  return "";
+  // Both files: a runfiles tree without the sidecar is not the model.
+  std::string path = find_package_data(kShippedRelative, [](const std::string &c) {
+    return is_regular_file(c) && is_regular_file(XGBCostModel::rows_path(c));
+  });
+  // The sidecar is looked up next to the resolved path: it must be there too.
+  if (!path.empty() && !is_regular_file(XGBCostModel::rows_path(path))) path = "";
+  return path;
 }
 
 std::unique_ptr<CostModel> load_shipped_cost_model(std::string *reason) {
