@@ -1,0 +1,116 @@
+// autotune::analytical_schedule and default_schedule on odd shapes: every
+// operator class gets an analytical default that equals the reference
+// interpreter, says where it came from, and (for the cost model) is ranked only
+// when a trained model is given.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "autotune/cost_model/xgb_cost_model.h"
+#include "autotune/default_schedule.h"
+#include "codegen/kernel.h"
+#include "te/interpreter.h"
+#include "te/ops/conv.h"
+#include "te/ops/matmul.h"
+#include "te/ops/quant.h"
+#include "te/ops/softmax.h"
+#include "te/tensor.h"
+#include "workload/task.h"
+
+namespace tetune {
+namespace autotune {
+namespace {
+
+void expect_equals_reference(const Task &task, const Schedule &s) {
+  std::vector<Tensor> ins = task.inputs();
+  std::vector<NDArray> data;
+  for (size_t i = 0; i < ins.size(); i++) data.push_back(NDArray::random(ins[i].shape(), ins[i].dtype(), 11 + i, -2, 2));
+  std::vector<NDArray> ref = interpret(task.outputs, ins, data);
+  std::vector<NDArray> out = Kernel::build(s).run(data);
+  ASSERT_EQ(out.size(), ref.size());
+  for (size_t i = 0; i < out.size(); i++) {
+    std::string where;
+    EXPECT_TRUE(all_close(out[i], ref[i], 1e-4, 1e-4, &where)) << where;
+  }
+}
+
+struct Case {
+  std::string name;
+  std::vector<Tensor> outputs;
+  bool seeded;  // a multi-level tiled stage: the default is an analytical seed
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  {
+    Tensor a = placeholder({67, 39}, float32(), "a"), b = placeholder({39, 45}, float32(), "b");
+    out.push_back({"matmul 67x45x39", {ops::matmul(a, b)}, true});
+  }
+  {
+    Tensor a = placeholder({3, 29, 33}, float32(), "a"), b = placeholder({3, 33, 19}, float32(), "b");
+    out.push_back({"batch_matmul 3x29x19x33", {ops::batch_matmul(a, b)}, true});
+  }
+  {
+    Tensor x = placeholder({1, 5, 17, 19}, float32(), "x"), w = placeholder({32, 5, 3, 3}, float32(), "w");
+    Tensor bias = placeholder({32}, float32(), "bias");
+    out.push_back({"conv 5->32 17x19 3x3 s2", {ops::conv2d(x, w, bias, {2, 2}, {1, 1, 1, 1})}, true});
+  }
+  {
+    Tensor x = placeholder({1, 12, 11, 13}, float32(), "x"), w = placeholder({24, 12, 1, 1}, float32(), "w");
+    out.push_back({"conv 1x1 12->24 11x13", {ops::conv2d(x, w)}, true});
+  }
+  {
+    Tensor x = placeholder({1, 24, 15, 9}, float32(), "x"), w = placeholder({24, 1, 3, 3}, float32(), "w");
+    out.push_back({"depthwise 24 15x9", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1}, {1, 1}, 24)}, false});
+  }
+  {
+    Tensor x = placeholder({7, 37}, float32(), "x");
+    out.push_back({"softmax 7x37", {ops::softmax(x)}, false});
+  }
+  {
+    Tensor x = placeholder({3, 5, 11}, float32(), "x");
+    Tensor y = compute({3, 5, 11}, [&](const std::vector<Var> &i) { return exp(x(i[0], i[1], i[2])) * Expr(0.5f); }, "y");
+    out.push_back({"elementwise 3x5x11", {y}, false});
+  }
+  return out;
+}
+
+TEST(DefaultSchedule, AnalyticalEqualsReferenceOnOddShapes) {
+  for (const Case &c : cases()) {
+    SCOPED_TRACE(c.name);
+    Task task = make_task(c.name, c.outputs, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    EXPECT_EQ(choice.source, ScheduleSource::Analytical);
+    EXPECT_EQ(choice.detail.rfind("analytical seed", 0) == 0, c.seeded) << choice.detail;
+    EXPECT_FALSE(choice.detail.empty());
+    expect_equals_reference(task, choice.schedule);
+  }
+}
+
+// Integer DAGs keep the elementwise default (Halide 14 mis-lowers their
+// inlined casts inside a vectorized accumulator) and still equal the reference.
+TEST(DefaultSchedule, IntegerMatmulKeepsTheElementwiseDefault) {
+  Tensor a = placeholder({9, 21}, uint8(), "a"), b = placeholder({21, 34}, uint8(), "b");
+  Tensor za = placeholder({}, uint8(), "za"), zb = placeholder({}, uint8(), "zb");
+  Task task = make_task("matmul_integer", {ops::matmul_integer(a, b, za, zb)}, Target{}, 2);
+  ScheduleChoice choice = analytical_schedule(task);
+  EXPECT_NE(choice.detail.find("integer"), std::string::npos) << choice.detail;
+  expect_equals_reference(task, choice.schedule);
+}
+
+TEST(DefaultSchedule, CostModelOnlyWhenTrained) {
+  Tensor a = placeholder({67, 39}, float32(), "a"), b = placeholder({39, 45}, float32(), "b");
+  Task task = make_task("matmul", {ops::matmul(a, b)}, Target{}, 2);
+  EXPECT_EQ(default_schedule(task).source, ScheduleSource::Analytical);
+  cost_model::XGBCostModel untrained;
+  DefaultScheduleOptions o;
+  o.cost_model = &untrained;
+  ScheduleChoice c = default_schedule(task, o);
+  EXPECT_EQ(c.source, ScheduleSource::Analytical);
+  EXPECT_NE(c.detail.find("not trained"), std::string::npos) << c.detail;
+}
+
+}  // namespace
+}  // namespace autotune
+}  // namespace tetune
