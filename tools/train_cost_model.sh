@@ -8,6 +8,9 @@
 #                                  (models/ppocr/, tools/setup.sh), Intel Xeon, 2 threads
 #   squeezenet_epyc.jsonl          $ZOO_DB (default /tmp/zoo_tune.db, not shipped):
 #                                  models/zoo/squeezenet1_0.onnx (tools/setup.sh --zoo), AMD EPYC, 1 thread
+#   {resnet50,mobilenet_v3}_epyc.jsonl  $ZOO2_DB (default /tmp/zoo_epyc2.db, not shipped): `tetune tune
+#                                  --time-budget 4m --threads 2` of models/zoo/resnet50.onnx and
+#                                  mobilenet_v3_large.onnx, from the analytical seeds, AMD EPYC, 2 threads
 #
 # A dataset whose log or model is missing is kept as committed (said on
 # stderr). Then three trainings, each printing its held-out ranking quality
@@ -22,6 +25,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 ZOO_DB="${ZOO_DB:-/tmp/zoo_tune.db}"
+ZOO2_DB="${ZOO2_DB:-/tmp/zoo_epyc2.db}"
 DATA=autotune/cost_model/data
 OUT=autotune/cost_model/shipped
 mkdir -p "$DATA" "$OUT"
@@ -40,6 +44,8 @@ export_one ppocr_rec_xeon tuning_logs/shipped.db models/ppocr/ch_PP-OCRv4_rec_in
 export_one ppocr_cls_xeon tuning_logs/shipped.db models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx x=1,3,48,192 2
 export_one ppocr_det_xeon tuning_logs/shipped.db models/ppocr/ch_PP-OCRv4_det_infer.onnx x=1,3,640,640 2
 export_one squeezenet_epyc "$ZOO_DB" models/zoo/squeezenet1_0.onnx x=1,3,224,224 1
+export_one resnet50_epyc "$ZOO2_DB" models/zoo/resnet50.onnx x=1,3,224,224 2
+export_one mobilenet_v3_epyc "$ZOO2_DB" models/zoo/mobilenet_v3_large.onnx x=1,3,224,224 2
 
 D=()
 for f in "$DATA"/*.jsonl; do D+=(--data "$f"); done
