@@ -219,28 +219,18 @@ void train(const TrainArgs &a) {
   }
   if (train_groups.empty()) throw Error("cost-model train: no group of two or more training records (CPUs: " + cpu_list + ")");
 
-  // XGBCostModel retrains from scratch on every update(): the groups but the
-  // last go into a one-round model, whose records (the ".rows" sidecar) a model
-  // with the full options loads; its update() with the last group then trains
-  // once, on all groups, for a.rounds rounds (xgb_cost_model.h: load keeps the
-  // records, the loading instance's options apply to later retrains).
   cost_model::XGBCostModelOptions o;
   o.num_rounds = a.rounds;
   o.nthread = a.xgb_threads;
   cost_model::XGBCostModel model(o);
   auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, int> per_cpu;
-  for (const auto &g : train_groups) per_cpu[g.cpu_model] += static_cast<int>(g.throughputs.size());
-  if (train_groups.size() > 1) {
-    cost_model::XGBCostModelOptions stage = o;
-    stage.num_rounds = 1;
-    cost_model::XGBCostModel staging(stage);
-    for (size_t i = 0; i + 1 < train_groups.size(); i++)
-      staging.update(train_groups[i].features, train_groups[i].throughputs);
-    staging.save(a.out);
-    model.load(a.out);
+  std::vector<cost_model::XGBCostModel::Group> batch;
+  for (const auto &g : train_groups) {
+    per_cpu[g.cpu_model] += static_cast<int>(g.throughputs.size());
+    batch.push_back({g.features, g.throughputs});
   }
-  model.update(train_groups.back().features, train_groups.back().throughputs);
+  model.update_groups(batch);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   model.save(a.out);
 

@@ -1,5 +1,7 @@
 #include "autotune/cost_model/xgb_cost_model.h"
 
+#include <algorithm>
+
 #include <xgboost/c_api.h>
 
 #include <cerrno>
@@ -142,33 +144,46 @@ bool XGBCostModel::trained() const { return booster_ != nullptr; }
 
 void XGBCostModel::update(const std::vector<std::vector<float>>& features,
                           const std::vector<double>& throughputs) {
-  const std::string who = "XGBCostModel::update";
-  const std::size_t len = check_update_batch(features, throughputs, who);
-  if (features.empty()) return;
-  if (len == 0) throw ShapeError(who + ": feature rows are empty (length 0)");
-  if (num_features_ != 0 && len != num_features_) {
-    throw ShapeError(who + ": feature row 0 has length " + std::to_string(len) +
-                     ", expected " + std::to_string(num_features_) +
-                     " (the length of the stored training records)");
-  }
-  if (features.size() > std::numeric_limits<unsigned>::max())
-    throw Error(who + ": batch of " + std::to_string(features.size()) + " records is too large");
+  update_groups({Group{features, throughputs}});
+}
 
-  // Append, retrain, and roll back the append if training fails.
+void XGBCostModel::update_groups(const std::vector<Group>& groups) {
+  const std::string who = "XGBCostModel::update";
+  std::size_t len = num_features_;
+  for (std::size_t g = 0; g < groups.size(); g++) {
+    const std::size_t n = check_update_batch(groups[g].features, groups[g].throughputs, who);
+    if (groups[g].features.empty()) continue;
+    if (n == 0) throw ShapeError(who + ": feature rows are empty (length 0)");
+    if (len != 0 && n != len) {
+      throw ShapeError(who + ": group " + std::to_string(g) + "'s feature rows have length " + std::to_string(n) +
+                       ", expected " + std::to_string(len) + " (the length of the stored training records)");
+    }
+    if (groups[g].features.size() > std::numeric_limits<unsigned>::max())
+      throw Error(who + ": batch of " + std::to_string(groups[g].features.size()) + " records is too large");
+    len = n;
+  }
+  if (len == num_features_ && std::all_of(groups.begin(), groups.end(), [](const Group& g) { return g.features.empty(); }))
+    return;
+
+  // Append, retrain once, and roll back the appends if training fails.
   const std::size_t old_features = num_features_;
   const std::size_t old_rows = rows_.size();
   const std::size_t old_records = throughputs_.size();
+  const std::size_t old_groups = group_sizes_.size();
   num_features_ = len;
-  for (const auto& r : features) rows_.insert(rows_.end(), r.begin(), r.end());
-  throughputs_.insert(throughputs_.end(), throughputs.begin(), throughputs.end());
-  group_sizes_.push_back(static_cast<unsigned>(features.size()));
+  for (const Group& g : groups) {
+    if (g.features.empty()) continue;
+    for (const auto& r : g.features) rows_.insert(rows_.end(), r.begin(), r.end());
+    throughputs_.insert(throughputs_.end(), g.throughputs.begin(), g.throughputs.end());
+    group_sizes_.push_back(static_cast<unsigned>(g.features.size()));
+  }
   try {
     retrain();
   } catch (...) {
     num_features_ = old_features;
     rows_.resize(old_rows);
     throughputs_.resize(old_records);
-    group_sizes_.pop_back();
+    group_sizes_.resize(old_groups);
     throw;
   }
 }

@@ -60,6 +60,16 @@ class XGBCostModel : public CostModel {
 
   void update(const std::vector<std::vector<float>>& features,
               const std::vector<double>& throughputs) override;
+  /** One query group of update_groups(): one task's records. */
+  struct Group {
+    std::vector<std::vector<float>> features;
+    std::vector<double> throughputs;
+  };
+  /** Appends every group, then retrains once (update() is this with one
+   *  group): offline training on many tasks' records without one retrain per
+   *  task. Checks and errors as update(); nothing is appended on an error. */
+  void update_groups(const std::vector<Group>& groups);
+
   std::vector<double> predict(
       const std::vector<std::vector<float>>& features) const override;
   void save(const std::string& path) const override;

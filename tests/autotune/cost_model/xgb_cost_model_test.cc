@@ -181,6 +181,24 @@ TEST(XGBCostModel, SaveLoadRoundTripAndKeepsUpdating) {
   EXPECT_EQ(c, '{');
 }
 
+// update_groups() appends every group and trains once: the same model as one
+// update() per group; a bad group appends nothing.
+TEST(XGBCostModel, UpdateGroupsEqualsOneUpdatePerGroup) {
+  const Synthetic g1 = make_task(150, 21), g2 = make_task(120, 22), test = make_task(100, 23);
+  XGBCostModel a, b;
+  a.update(g1.features, g1.throughputs);
+  a.update(g2.features, g2.throughputs);
+  b.update_groups({{g1.features, g1.throughputs}, {g2.features, g2.throughputs}});
+  EXPECT_EQ(b.num_groups(), 2u);
+  EXPECT_EQ(b.num_records(), 270u);
+  EXPECT_EQ(a.predict(test.features), b.predict(test.features));
+
+  XGBCostModel::Group bad{{{1.0f, 2.0f}}, {1.0}};  // rows of length 2, not 8
+  EXPECT_THROW(b.update_groups({{g1.features, g1.throughputs}, bad}), ShapeError);
+  EXPECT_EQ(b.num_records(), 270u);
+  EXPECT_EQ(a.predict(test.features), b.predict(test.features));
+}
+
 TEST(XGBCostModel, SaveLoadUntrained) {
   const std::string path = tmp_path("xgb_untrained.json");
   XGBCostModel a;
