@@ -91,6 +91,16 @@ int64_t largest_upto(const ss::ChoiceSpec &c, int64_t cap) {
   return best;
 }
 
+// The largest allowed power of two <= cap: a vector of 14 or 7 lanes (a
+// divisor of 56 columns) is split by LLVM into odd pieces, and an exp() in it
+// (SiLU's sigmoid) runs lane by lane.
+int64_t largest_power_of_two_upto(const ss::ChoiceSpec &c, int64_t cap) {
+  int64_t best = 1;
+  for (auto v : c.values)
+    if (v <= cap && (v & (v - 1)) == 0 && v > best) best = v;
+  return std::find(c.values.begin(), c.values.end(), best) != c.values.end() ? best : c.values.front();
+}
+
 // Analytical values of every choice (see the top of this file); tiles drawn
 // deterministically for what no model sets.
 // A stage read by a multi-level tiled stage (a conv's pad) is computed at
@@ -112,7 +122,7 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
   for (const auto &ch : s.choices) {
     const ss::StagePlan &p = s.plan(ch.stage);
     int64_t v = ch.values.front();
-    if (ends_with(ch.name, ".vec")) v = largest_upto(ch, ss::kMaxVector);
+    if (ends_with(ch.name, ".vec")) v = largest_power_of_two_upto(ch, ss::kMaxVector);
     else if (ends_with(ch.name, ".par_grain")) v = largest_upto(ch, kParGrain);
     else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = ch.values.back();
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
@@ -207,8 +217,9 @@ std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H) {
 
 std::vector<Candidate> SearchSpace::seeds() const {
   std::vector<Candidate> out;
-  auto keep = [&](const Candidate &c) {
-    if (builds(*this, c)) out.push_back(c);
+  std::vector<int> rank;  // 0: GEMM or convolution model; 1, 2: spatial vector alone, with an accumulator copy
+  auto keep = [&](const Candidate &c, int r = 0) {
+    if (builds(*this, c)) out.push_back(c), rank.push_back(r);
   };
   for (int si = 0; si < num_sketches(); si++) {
     const Sketch &s = impl_->sketches[si];
@@ -261,15 +272,10 @@ std::vector<Candidate> SearchSpace::seeds() const {
           keep(c);
         }
       }
-      // Spatial vector, where neither model above applies and the stage
-      // reduces over more than a kernel window (a 1x1 conv of odd channel
-      // counts, a batched matmul): the last axis in vectors, rows of the axis
-      // before it in registers. A depthwise conv (window-only reduction) keeps
-      // the elementwise default, which vectorizes the same axis without the
-      // accumulator's extra pass.
-      bool long_reduce = false;
-      for (const auto &t : s.tiles) long_reduce |= t.stage == S && t.levels == 2 && t.extent > kWholeReduce;
-      if (cols && out.size() == before && long_reduce) {
+      // Spatial vector, where neither model above applies (depthwise convs,
+      // 1x1 convs of odd channel counts, batched matmuls of activations): the
+      // last axis in vectors, rows of the axis before it in registers.
+      if (cols && out.size() == before) {
         rows = nullptr;
         for (const auto &t : s.tiles)
           if (t.stage == S && t.levels == 4 && &t != cols) rows = &t;  // the last tiled axis before the vector one
@@ -284,11 +290,19 @@ std::vector<Candidate> SearchSpace::seeds() const {
         set_reduce_tiles(s, S, c, kReduceUnroll);
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
         if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
-        keep(c);
+        keep(c, plan.cache_write || !plan.consumer.empty() ? 2 : 1);
       }
     }
   }
-  return out;
+  // The models in order (GEMM and convolution before spatial vector), and a
+  // spatial-vector seed on the stage alone before one with a cache_write or
+  // fused consumer: on depthwise convs the accumulator copy ran 3-4x slower.
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });
+  std::vector<Candidate> sorted;
+  for (size_t i : order) sorted.push_back(out[i]);
+  return sorted;
 }
 
 }  // namespace autotune

@@ -560,7 +560,7 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
 // Convolutions get direct-convolution seeds (output-channel vectors x a block
 // of columns and rows), or spatial-vector seeds where the channels are not a
 // whole number of vectors; every seed equals the reference, on odd shapes too.
-// A depthwise conv (a reduction over the window only) gets none.
+// A depthwise conv gets spatial-vector seeds, the stage tiled alone first.
 TEST(SearchSpace, AnalyticalSeedsForConv) {
   struct Case {
     int C, H, W, K, R, stride, pad;
@@ -591,7 +591,12 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
                                    {ry, rx});
                       },
                       "dw", "depthwise_conv2d", {"n", "c", "h", "w"});
-  EXPECT_TRUE(SearchSpace(make_task("depthwise", {dw})).seeds().empty());
+  Checker dwc(make_task("depthwise", {dw}));
+  std::vector<Candidate> dws = dwc.space.seeds();
+  ASSERT_FALSE(dws.empty());
+  EXPECT_EQ(dwc.space.family(dws.front()).find("at_level"), std::string::npos)
+      << "the stage alone (no accumulator copy) first: " << dwc.space.family(dws.front());
+  for (const Candidate &c : dws) dwc.check(c, "depthwise seed");
 }
 
 // Every stage of a seed runs in parallel: the tiled stage over its outer
