@@ -11,11 +11,14 @@
 // shape and the target (vector width, register file, threads): GEMM and
 // batched matmul blocked as in BLIS (Low et al., ACM TOMS 43(2), 2016),
 // convolutions as a channel-vectorized direct register block (Georganas et
-// al., SC 2018); the first seed is the default. A task without a seed
+// al., SC 2018), depthwise convs and other reductions as vectors along the
+// last axis; the first seed is the default. A task without a seed
 // (elementwise and injective chains, pooling, reductions without data reuse)
 // gets schedules::simple_cpu_schedule: inlined, vectorized, parallel over the
-// outer fused axes with a grain that keeps every thread busy. A CUDA task gets
-// schedules::gpu_simple_schedule.
+// outer fused axes with a grain that keeps every thread busy. So does a task
+// with integer stages (quantized ops: Halide 14 mis-lowers their inlined casts
+// in a vectorized accumulator, and an untuned schedule is never checked
+// against the reference). A CUDA task gets schedules::gpu_simple_schedule.
 //
 // Cost-model default: the model ranks the seeds and `candidates` random
 // samples of the space (autotune/cost_model_pick.h) and the best-ranked one is
