@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the shipped cost model autotune/cost_model/shipped/xgb.json (and
-# its .rows / .train.json sidecars) from the datasets in
+# its .train.json record; the .rows sidecar stays local, untracked) from the datasets in
 # autotune/cost_model/data/, exporting those first from the tuning logs they
 # come from when the logs are at hand:
 #

@@ -18,9 +18,10 @@ namespace {
 
 using json = nlohmann::json;
 
-double round6(double v) {
+// 4 significant digits: the features are log2-scaled counts, the times medians of noisy runs.
+double round4(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
+  std::snprintf(b, sizeof b, "%.4g", v);
   return std::strtod(b, nullptr);
 }
 
@@ -43,10 +44,15 @@ std::string dataset_record_line(const DatasetRecord &r) {
   j["target_key"] = r.target_key;
   j["cpu_model"] = r.cpu_model;
   j["threads"] = r.threads;
-  j["median_ms"] = round6(r.median_ms);
-  j["gflops"] = round6(r.gflops);
+  j["median_ms"] = round4(r.median_ms);
+  j["gflops"] = round4(r.gflops);
   json f = json::array();
-  for (float v : r.features) f.push_back(round6(v));
+  for (float v : r.features) {
+    const double x = round4(v);
+    // Whole numbers (most features: counts, flags, zeros) written without ".0".
+    if (x == std::floor(x) && std::abs(x) < 1e15) f.push_back(static_cast<int64_t>(x));
+    else f.push_back(x);
+  }
   j["features"] = std::move(f);
   return j.dump();
 }

@@ -12,7 +12,7 @@
 //      "threads": 2, "median_ms": 0.0123, "gflops": 45.6, "features": [148 numbers]}
 // features are autotune::features::schedule_features() of the record's trace
 // replayed on the task, the task's threads set to the record's target threads
-// (what the tuner computed when it measured it), rounded to 6 significant
+// (what the tuner computed when it measured it), rounded to 4 significant
 // digits; the header names them in order (features.h, feature_names()).
 #pragma once
 
@@ -48,7 +48,7 @@ struct Dataset {
 std::string dataset_header_line(const std::vector<std::string> &feature_names,
                                 const std::map<std::string, std::string> &source);
 
-/** One record line (no newline); features rounded to 6 significant digits. */
+/** One record line (no newline); features rounded to 4 significant digits. */
 std::string dataset_record_line(const DatasetRecord &record);
 
 /**

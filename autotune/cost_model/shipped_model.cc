@@ -22,13 +22,7 @@ constexpr const char *kShippedRelative = "autotune/cost_model/shipped/xgb.json";
 
 std::string shipped_cost_model_path() {
   if (const char *v = std::getenv("TETUNE_COST_MODEL")) return v;  // "" turns it off
-  // Both files: a runfiles tree without the sidecar is not the model.
-  std::string path = find_package_data(kShippedRelative, [](const std::string &c) {
-    return is_regular_file(c) && is_regular_file(XGBCostModel::rows_path(c));
-  });
-  // The sidecar is looked up next to the resolved path: it must be there too.
-  if (!path.empty() && !is_regular_file(XGBCostModel::rows_path(path))) path = "";
-  return path;
+  return find_package_data(kShippedRelative);
 }
 
 std::unique_ptr<CostModel> load_shipped_cost_model(std::string *reason) {

@@ -1,6 +1,6 @@
 // The shipped cost model: an XGBCostModel trained offline on the datasets in
 // autotune/cost_model/data/ (records measured on more than one CPU), shipped
-// as autotune/cost_model/shipped/xgb.json with its ".rows" sidecar. `compile`
+// as autotune/cost_model/shipped/xgb.json, the booster alone (no training rows). `compile --cost-model shipped`
 // ranks the candidates of a task without a tuning record with it
 // (autotune/cost_model_pick.h). Retrain: tools/train_cost_model.sh.
 //

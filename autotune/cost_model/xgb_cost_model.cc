@@ -309,9 +309,35 @@ void XGBCostModel::save(const std::string& path) const {
   write_file_atomically(rows_path(path), out, ctx);
 }
 
+// The booster saved at `path`, with its feature count.
+static XGBCostModel::BoosterPtr load_booster(const std::string& path, int nthread, bst_ulong* num_features) {
+  const std::string ctx = "load";
+  const std::string model = read_file(path, ctx);
+  BoosterHandle raw = nullptr;
+  check_xgb(XGBoosterCreate(nullptr, 0, &raw), "XGBoosterCreate", ctx);
+  XGBCostModel::BoosterPtr booster(raw);
+  check_xgb(XGBoosterLoadModelFromBuffer(booster.get(), model.data(), static_cast<bst_ulong>(model.size())),
+            ("XGBoosterLoadModelFromBuffer('" + path + "')").c_str(), ctx);
+  check_xgb(XGBoosterSetParam(booster.get(), "nthread", std::to_string(nthread).c_str()), "XGBoosterSetParam(nthread)",
+            ctx);
+  check_xgb(XGBoosterGetNumFeature(booster.get(), num_features), "XGBoosterGetNumFeature", ctx);
+  return booster;
+}
+
 void XGBCostModel::load(const std::string& path) {
   const std::string ctx = "load";
   const std::string sidecar = rows_path(path);
+  if (!std::ifstream(sidecar)) {
+    // No training records (a model shipped without them): the booster alone.
+    bst_ulong nf = 0;
+    BoosterPtr booster = load_booster(path, options_.nthread, &nf);
+    num_features_ = nf;
+    rows_.clear();
+    throughputs_.clear();
+    group_sizes_.clear();
+    booster_ = std::move(booster);
+    return;
+  }
   Tokens t(read_file(sidecar, ctx), sidecar);
   t.expect(kRowsMagic);
   t.expect("v1");
@@ -349,17 +375,8 @@ void XGBCostModel::load(const std::string& path) {
 
   BoosterPtr booster;
   if (was_trained) {
-    const std::string model = read_file(path, ctx);
-    BoosterHandle raw = nullptr;
-    check_xgb(XGBoosterCreate(nullptr, 0, &raw), "XGBoosterCreate", ctx);
-    booster.reset(raw);
-    check_xgb(XGBoosterLoadModelFromBuffer(booster.get(), model.data(),
-                                           static_cast<bst_ulong>(model.size())),
-              ("XGBoosterLoadModelFromBuffer('" + path + "')").c_str(), ctx);
-    check_xgb(XGBoosterSetParam(booster.get(), "nthread", std::to_string(options_.nthread).c_str()),
-              "XGBoosterSetParam(nthread)", ctx);
     bst_ulong model_nf = 0;
-    check_xgb(XGBoosterGetNumFeature(booster.get(), &model_nf), "XGBoosterGetNumFeature", ctx);
+    booster = load_booster(path, options_.nthread, &model_nf);
     if (model_nf != nf) {
       throw ParseError("XGBCostModel::load: model '" + path + "' has " + std::to_string(model_nf) +
                        " features but its training-rows file '" + sidecar + "' has " +

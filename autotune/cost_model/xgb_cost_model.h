@@ -45,12 +45,17 @@ struct XGBCostModelOptions {
  *  the sidecar `path + ".rows"`; load(path) restores both, so predictions are
  *  identical and later update() calls keep the old records. Hyper-parameters
  *  are not saved: the loading instance's options apply to later retrains. An
- *  untrained model writes only the sidecar.
+ *  untrained model writes only the sidecar. A model file without its sidecar
+ *  (the shipped one) loads as the booster alone: it predicts, and a later
+ *  update() trains on the new records only.
  *
  *  Every XGBoost C API failure raises tetune::Error carrying XGBGetLastError().
  *  Not thread-safe; the object is movable, not copyable. */
 class XGBCostModel : public CostModel {
  public:
+  struct BoosterDeleter { void operator()(void* h) const; };
+  using BoosterPtr = std::unique_ptr<void, BoosterDeleter>;
+
   explicit XGBCostModel(XGBCostModelOptions options = XGBCostModelOptions());
   ~XGBCostModel() override;
   XGBCostModel(XGBCostModel&&) noexcept;
@@ -89,8 +94,6 @@ class XGBCostModel : public CostModel {
   static std::string rows_path(const std::string& path) { return path + ".rows"; }
 
  private:
-  struct BoosterDeleter { void operator()(void* h) const; };
-  using BoosterPtr = std::unique_ptr<void, BoosterDeleter>;
 
   /** Trains a fresh booster on the stored records; the current one is kept
    *  if training throws. */

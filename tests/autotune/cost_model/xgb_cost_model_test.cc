@@ -199,6 +199,23 @@ TEST(XGBCostModel, UpdateGroupsEqualsOneUpdatePerGroup) {
   EXPECT_EQ(a.predict(test.features), b.predict(test.features));
 }
 
+// A model file without its training-rows sidecar (the shipped model) loads as
+// the booster alone: the same predictions, no stored records.
+TEST(XGBCostModel, LoadWithoutSidecarPredicts) {
+  const Synthetic train = make_task(300, 31), test = make_task(100, 32);
+  const std::string path = tmp_path("xgb_booster_only.json");
+  XGBCostModel a;
+  a.update(train.features, train.throughputs);
+  a.save(path);
+  std::remove(XGBCostModel::rows_path(path).c_str());
+  XGBCostModel b;
+  b.load(path);
+  EXPECT_TRUE(b.trained());
+  EXPECT_EQ(b.num_records(), 0u);
+  EXPECT_EQ(b.num_features(), 8u);
+  EXPECT_EQ(a.predict(test.features), b.predict(test.features));
+}
+
 TEST(XGBCostModel, SaveLoadUntrained) {
   const std::string path = tmp_path("xgb_untrained.json");
   XGBCostModel a;
