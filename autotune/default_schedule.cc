@@ -1,5 +1,7 @@
 #include "autotune/default_schedule.h"
 
+#include <optional>
+
 #include "autotune/cost_model_pick.h"
 #include "autotune/search_space/search_space.h"
 #include "base/errors.h"
@@ -20,15 +22,10 @@ bool all_float(const Task &task) {
     if (st.kind == StageInfo::Compute && !st.tensor->dtype.is_float()) return false;
   return true;
 }
-}  // namespace
 
-ScheduleChoice analytical_schedule(const Task &task) {
-  if (task.target.is_gpu()) return {gpu_simple_schedule(task.outputs), ScheduleSource::Analytical, "GPU default"};
+// The analytical default of a CPU task whose stages are all floating point.
+ScheduleChoice analytical_float_schedule(const Task &task) {
   std::string why = "no analytical seed for this DAG";
-  if (!all_float(task)) {
-    return {schedules::simple_cpu_schedule(task.outputs, 8, task.threads), ScheduleSource::Analytical,
-            "elementwise default (integer stages: no analytical seed)"};
-  }
   try {
     SearchSpace space(task);
     std::vector<Candidate> seeds = space.seeds();
@@ -42,8 +39,24 @@ ScheduleChoice analytical_schedule(const Task &task) {
           "elementwise default (" + why + ")"};
 }
 
+// The analytical default, or the reason there is none to rank (GPU, integer stages).
+std::optional<ScheduleChoice> unrankable(const Task &task) {
+  if (task.target.is_gpu()) return ScheduleChoice{gpu_simple_schedule(task.outputs), ScheduleSource::Analytical, "GPU default"};
+  if (!all_float(task))
+    return ScheduleChoice{schedules::simple_cpu_schedule(task.outputs, 8, task.threads), ScheduleSource::Analytical,
+                          "elementwise default (integer stages: no analytical seed)"};
+  return std::nullopt;
+}
+}  // namespace
+
+ScheduleChoice analytical_schedule(const Task &task) {
+  if (auto c = unrankable(task)) return *c;
+  return analytical_float_schedule(task);
+}
+
 ScheduleChoice default_schedule(const Task &task, const DefaultScheduleOptions &options) {
-  if (!options.cost_model || task.target.is_gpu() || !all_float(task)) return analytical_schedule(task);
+  if (auto c = unrankable(task)) return *c;
+  if (!options.cost_model) return analytical_float_schedule(task);
   std::string why;
   if (!options.cost_model->trained()) {
     why = "the cost model is not trained";
@@ -63,7 +76,7 @@ ScheduleChoice default_schedule(const Task &task, const DefaultScheduleOptions &
       why = e.what();
     }
   }
-  ScheduleChoice a = analytical_schedule(task);
+  ScheduleChoice a = analytical_float_schedule(task);
   a.detail += "; not ranked: " + why;
   return a;
 }

@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -25,16 +24,6 @@
 using namespace tetune;
 
 namespace {
-
-double max_diff(const NDArray &a, const NDArray &b) {
-  double m = 0;
-  for (int64_t i = 0; i < a.size(); i++) {
-    double x = a.get(i), y = b.get(i);
-    if (std::isnan(x) != std::isnan(y)) return INFINITY;
-    if (!std::isnan(x)) m = std::max(m, std::abs(x - y) / (1 + std::abs(x)));
-  }
-  return m;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -113,9 +102,9 @@ int main(int argc, char **argv) {
                   m0 / m1, a.detail.c_str(), cm.detail.c_str());
       for (size_t i = 1; i < ks.size(); i++) {
         double d = 0;
-        for (size_t o = 0; o < outs[i].size(); o++) d = std::max(d, max_diff(outs[0][o], outs[i][o]));
+        for (size_t o = 0; o < outs[i].size(); o++) d = std::max(d, scaled_max_error(outs[i][o], outs[0][o]));
         if (i >= 3) std::printf("    %-60s %10.3f %s\n", sch[i].first.c_str(), median(ms[i]), d > 1e-3 ? "MISMATCH" : "");
-        else if (d > 1e-3) std::printf("    %s MISMATCH (max rel diff %g)\n", sch[i].first.c_str(), d);
+        else if (d > 1e-3) std::printf("    %s MISMATCH (scaled max error %g)\n", sch[i].first.c_str(), d);
       }
       std::fflush(stdout);
     }

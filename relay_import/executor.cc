@@ -115,14 +115,7 @@ int &SourceCounts::operator[](ScheduleSource s) {
   return analytical;
 }
 
-int SourceCounts::operator[](ScheduleSource s) const {
-  switch (s) {
-    case ScheduleSource::Record: return record;
-    case ScheduleSource::CostModel: return cost_model;
-    case ScheduleSource::Analytical: return analytical;
-  }
-  return analytical;
-}
+int SourceCounts::operator[](ScheduleSource s) const { return const_cast<SourceCounts &>(*this)[s]; }
 
 std::string format_source_counts(const SourceCounts &c) {
   return std::to_string(c.record) + " " + source_name(ScheduleSource::Record) + ", " + std::to_string(c.cost_model) + " " +

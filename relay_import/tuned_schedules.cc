@@ -5,7 +5,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include "schedule/trace.h"
@@ -19,34 +18,6 @@ namespace tetune {
 namespace relay {
 
 namespace {
-
-// What differs between the target looked up and a record's: the record's CPU
-// model, the number of differing ISA features, threads and library versions
-// (tuning_log::describe_difference lists every feature, too long for one line per task).
-std::string brief_difference(const tuning_log::TargetInfo &want, const tuning_log::TargetInfo &used) {
-  std::vector<std::string> parts;
-  if (want.cpu_model != used.cpu_model) parts.push_back("cpu '" + used.cpu_model + "'");
-  if (want.features != used.features) {
-    auto split = [](const std::string &s) {
-      std::set<std::string> r;
-      std::stringstream ss(s);
-      for (std::string f; std::getline(ss, f, ',');)
-        if (!f.empty()) r.insert(f);
-      return r;
-    };
-    std::set<std::string> a = split(want.features), b = split(used.features);
-    int missing = 0, extra = 0;
-    for (const auto &f : a) missing += !b.count(f);
-    for (const auto &f : b) extra += !a.count(f);
-    if (extra) parts.push_back(std::to_string(extra) + " features this CPU lacks");
-    if (missing) parts.push_back(std::to_string(missing) + " features of this CPU it lacks");
-  }
-  if (want.threads != used.threads) parts.push_back("threads " + std::to_string(used.threads));
-  if (want.library_versions != used.library_versions) parts.push_back("libraries " + used.library_versions);
-  std::string out;
-  for (const auto &p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out.empty() ? "same fields, other key" : out;
-}
 
 // One lookup per workload key (the hook is called once per unique task; the cache serves twins of a key).
 class Lookup {
@@ -107,7 +78,7 @@ class Lookup {
       e.records = std::move(b.result.records);
       if (!e.exact) {
         std::optional<tuning_log::TargetInfo> used = b.from->log.target(e.used_target);
-        e.other_target = "measured on another target (" + (used ? brief_difference(wanted, *used) : e.used_target) + ")";
+        e.other_target = "measured on another target (" + (used ? tuning_log::brief_difference(wanted, *used) : e.used_target) + ")";
       }
     }
     return cache_.emplace(key, std::move(e)).first->second;

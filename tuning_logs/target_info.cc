@@ -162,4 +162,22 @@ std::string describe_difference(const TargetInfo &a, const TargetInfo &b) {
   return out;
 }
 
+std::string brief_difference(const TargetInfo &want, const TargetInfo &used) {
+  std::vector<std::string> parts;
+  if (want.cpu_model != used.cpu_model) parts.push_back("cpu '" + used.cpu_model + "'");
+  if (want.features != used.features) {
+    std::set<std::string> a = split_features(want.features), b = split_features(used.features);
+    int missing = 0, extra = 0;
+    for (const auto &f : a) missing += !b.count(f);
+    for (const auto &f : b) extra += !a.count(f);
+    if (extra) parts.push_back(std::to_string(extra) + " features this CPU lacks");
+    if (missing) parts.push_back(std::to_string(missing) + " features of this CPU it lacks");
+  }
+  if (want.threads != used.threads) parts.push_back("threads " + std::to_string(used.threads));
+  if (want.library_versions != used.library_versions) parts.push_back("libraries " + used.library_versions);
+  std::string out;
+  for (const auto &p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "same fields, other key" : out;
+}
+
 }  // namespace tetune::tuning_log

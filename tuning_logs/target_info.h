@@ -67,4 +67,12 @@ bool is_compatible(const TargetInfo &a, const TargetInfo &b);
 /** Human-readable list of the fields that differ, e.g. "threads 8 vs 16". */
 std::string describe_difference(const TargetInfo &a, const TargetInfo &b);
 
+/**
+ * One line on how `used` (a record's target) differs from `want`: its CPU
+ * model, how many ISA features either lacks, threads, library versions, e.g.
+ * "cpu 'Intel(R) Xeon(R) Processor', 5 features this CPU lacks" (the feature
+ * names are in describe_difference).
+ */
+std::string brief_difference(const TargetInfo &want, const TargetInfo &used);
+
 }  // namespace tetune::tuning_log
