@@ -44,6 +44,10 @@ int main(int argc, char **argv) {
   app.add_option("--rounds", rounds);
   app.add_option("--repeat", repeat);
   app.add_flag("--all-seeds", all_seeds, "also time every analytical seed");
+  std::vector<std::string> overrides;
+  app.add_option("--set", overrides, "NAME=VALUE: with --all-seeds, also time each seed with this parameter set (repeatable)");
+  bool show_params = false;
+  app.add_flag("--show-params", show_params, "with --all-seeds, print each seed's parameters");
   int candidates = autotune::DefaultScheduleOptions().candidates;
   app.add_option("--candidates", candidates, "random samples the cost model ranks beside the seeds");
   CLI11_PARSE(app, argc, argv);
@@ -82,7 +86,23 @@ int main(int argc, char **argv) {
       if (all_seeds) {
         autotune::SearchSpace space(t);
         auto seeds = space.seeds();
-        for (size_t i = 0; i < seeds.size(); i++) sch.emplace_back("seed " + std::to_string(i) + " " + space.family(seeds[i]), space.schedule(seeds[i]));
+        for (size_t i = 0; i < seeds.size(); i++) {
+          std::string name = "seed " + std::to_string(i) + " " + space.family(seeds[i]);
+          if (show_params) std::printf("  %s: %s\n", name.c_str(), seeds[i].key().c_str());
+          sch.emplace_back(name, space.schedule(seeds[i]));
+          if (overrides.empty()) continue;
+          autotune::Candidate c = seeds[i];
+          for (const std::string &o : overrides) {
+            size_t eq = o.find('=');
+            if (eq == std::string::npos) throw Error("--set '" + o + "': expected NAME=VALUE");
+            c.params[o.substr(0, eq)] = std::stoll(o.substr(eq + 1));
+          }
+          try {
+            sch.emplace_back(name + " with --set", space.schedule(c));
+          } catch (const Error &e) {
+            std::printf("  %s with --set: does not build: %s\n", name.c_str(), e.what());
+          }
+        }
       }
       std::vector<NDArray> in;
       for (const auto &p : sch[0].second.inputs()) in.push_back(NDArray::random(p.shape(), p.dtype(), 7));

@@ -151,7 +151,7 @@ std::string packable_input(const StageInfo &st) {
   return "";
 }
 
-ChannelVector channel_vector_input(const StageInfo &st) {
+ChannelVector weight_input(const StageInfo &st) {
   ChannelVector none;
   if (st.kind != StageInfo::Compute || !st.is_reduction() || st.spatial_axes.size() < 3) return none;
   const auto &axes = st.tensor->axes;
@@ -172,7 +172,6 @@ ChannelVector channel_vector_input(const StageInfo &st) {
         if (a->var.get() == axes[i].var.get()) spatial++, axis = static_cast<int>(i), dim = static_cast<int>(d);
     }
     if (!plain || spatial != 1 || axis == static_cast<int>(axes.size()) - 1) continue;
-    if (st.shape[axis] % kMaxVector != 0 || st.shape[axis] <= kMaxVector) continue;
     // The other inputs must not use the channel axis (a depthwise conv's data does: its lanes would be a gather).
     const VarNode *ch = axes[axis].var.get();
     bool shared = false;
@@ -183,6 +182,12 @@ ChannelVector channel_vector_input(const StageInfo &st) {
     return ChannelVector{t->name, dim, axis};
   }
   return none;
+}
+
+ChannelVector channel_vector_input(const StageInfo &st) {
+  ChannelVector w = weight_input(st);
+  if (!w.found() || st.shape[w.axis] % kMaxVector != 0 || st.shape[w.axis] <= kMaxVector) return ChannelVector{};
+  return w;
 }
 
 std::vector<int64_t> prime_factors(int64_t n) {

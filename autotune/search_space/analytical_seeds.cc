@@ -160,6 +160,29 @@ int64_t divisor_upto(int64_t e, int64_t cap) {
   return 1;
 }
 
+// Spatial-vector seed of a stage with a weight (weight_input) whose reduction
+// is longer than a kernel window: puts up to kWeightChannels of its output
+// channels in the register block (a divisor of their extent) and returns how
+// many; 1 otherwise (depthwise convs, batched matmuls, where no load is shared).
+constexpr int64_t kWeightChannels = 4;
+int64_t reduce_extent(const StageInfo &st) {
+  int64_t reduce = 1;
+  for (const auto &r : st.reduce_axes) reduce *= r.extent;
+  return reduce;
+}
+
+int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
+  const ss::ChannelVector w = ss::weight_input(st);
+  if (!w.found() || reduce_extent(st) <= kWholeReduce * kWholeReduce) return 1;
+  for (const auto &t : s.tiles)
+    if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[w.axis] && &t != rows) {
+      const int64_t n = divisor_upto(t.extent, kWeightChannels);
+      ss::set_tile(c, t, {1, 1, n});
+      return n;
+    }
+  return 1;
+}
+
 bool builds(const SearchSpace &space, const Candidate &c) {
   if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
   try {
@@ -217,7 +240,9 @@ std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H) {
 
 std::vector<Candidate> SearchSpace::seeds() const {
   std::vector<Candidate> out;
-  std::vector<int> rank;  // 0: GEMM or convolution model; 1, 2: spatial vector alone, with an accumulator copy
+  // 0: GEMM or convolution model; 1, 2: spatial vector alone or fused, with an accumulator copy;
+  // -1: spatial vector of a short reduction (before the conv model)
+  std::vector<int> rank;
   auto keep = [&](const Candidate &c, int r = 0) {
     if (builds(*this, c)) out.push_back(c), rank.push_back(r);
   };
@@ -274,8 +299,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
       }
       // Spatial vector, where neither model above applies (depthwise convs,
       // 1x1 convs of odd channel counts, batched matmuls of activations): the
-      // last axis in vectors, rows of the axis before it in registers.
-      if (cols && out.size() == before) {
+      // last axis in vectors, rows of the axis before it in registers. Also
+      // first, before the conv model, where the reduction is at most one
+      // vector long (a 1x1 conv of 16 input channels): there the conv
+      // model's transposing store of each channel-vector tile outweighs its
+      // few FMAs per output.
+      const bool short_reduction = reduce_extent(impl_->graph.stage(S)) <= ss::kMaxVector;
+      if (cols && (out.size() == before || short_reduction)) {
         rows = nullptr;
         for (const auto &t : s.tiles)
           if (t.stage == S && t.levels == 4 && &t != cols) rows = &t;  // the last tiled axis before the vector one
@@ -286,17 +316,21 @@ std::vector<Candidate> SearchSpace::seeds() const {
           if (t.stage == S && t.levels == 4) ss::set_tile(c, t, {1, 1, 1});
         const int64_t width = vector_width(cols->extent, ss::kMaxVector);
         ss::set_tile(c, *cols, {1, 1, width});
-        if (rows) ss::set_tile(c, *rows, {1, 1, divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width))});
+        // A conv's output channels share each input load (a 1x1 conv of 24
+        // or 40 channels): a few of them in registers, as the GEMM's rows.
+        const int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
+        if (rows) ss::set_tile(c, *rows, {1, 1, divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans))});
         set_reduce_tiles(s, S, c, kReduceUnroll);
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
         if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
-        keep(c, plan.cache_write || !plan.consumer.empty() ? 2 : 1);
+        keep(c, out.size() != before ? -1 : plan.cache_write ? 2 : 1);
       }
     }
   }
   // The models in order (GEMM and convolution before spatial vector), and a
-  // spatial-vector seed on the stage alone before one with a cache_write or
-  // fused consumer: on depthwise convs the accumulator copy ran 3-4x slower.
+  // spatial-vector seed on the stage alone or with its fused consumer before
+  // one with a cache_write: on depthwise convs the accumulator copy ran 3-4x
+  // slower.
   std::vector<size_t> order(out.size());
   for (size_t i = 0; i < order.size(); i++) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });

@@ -63,11 +63,17 @@ struct ChannelVector {
   bool found() const { return !input.empty(); }
 };
 /**
- * Vectorizing along output channels (the weight of a conv, W[k, c, ry, rx]
- * of y[n, k, h, w]): a placeholder read once with plain variable indices that
- * uses exactly one spatial axis, not the last one, whose extent is a multiple
- * of the vector width and which no other input uses (not a depthwise conv);
- * only for stages of 3 or more spatial axes (images).
+ * The weight of a conv (W[k, c, ry, rx] of y[n, k, h, w]): a placeholder read
+ * once with plain variable indices that uses exactly one spatial axis (its
+ * output channels), not the last one, which no other input uses (not a
+ * depthwise conv: there every output channel reads its own input channel);
+ * only for stages of 3 or more spatial axes (images). Blocking that axis in
+ * registers reuses each load of the other input once per output channel.
+ */
+ChannelVector weight_input(const StageInfo &st);
+/**
+ * Vectorizing along output channels: weight_input(st) when its channel
+ * extent is a multiple of the vector width and more than one vector.
  * The tiling then vectorizes that axis, stores the accumulator with it
  * innermost and packs the weight in panels of the vector width along it.
  */

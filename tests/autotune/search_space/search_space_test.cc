@@ -574,10 +574,16 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
     Checker ch(make_task("conv", conv_bias_relu(1, k.C, k.H, k.W, k.K, k.R, k.stride, k.pad)));
     std::vector<Candidate> seeds = ch.space.seeds();
     ASSERT_FALSE(seeds.empty());
+    auto channel_vectorized = [](const Candidate &c) {
+      auto vc = c.params.find("conv.vec_channel");
+      return vc != c.params.end() && vc->second == 1;
+    };
+    // A reduction of at most one vector (C x R x R <= 16) puts a spatial-vector seed first.
+    const bool short_reduction = k.C * k.R * k.R <= 16;
+    EXPECT_EQ(channel_vectorized(seeds.front()), k.channel_vector && !short_reduction) << seeds.front().key();
+    for (size_t i = 1; i < seeds.size(); i++) EXPECT_EQ(channel_vectorized(seeds[i]), k.channel_vector) << seeds[i].key();
     for (const Candidate &c : seeds) {
       EXPECT_LE(ch.space.register_block(c), SearchSpace::kMaxRegisterBlock);
-      auto vc = c.params.find("conv.vec_channel");
-      EXPECT_EQ(vc != c.params.end() && vc->second == 1, k.channel_vector) << c.key();
       ch.check(c, "seed");
       if (::testing::Test::HasFailure()) return;
     }
@@ -597,6 +603,48 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
   EXPECT_EQ(dwc.space.family(dws.front()).find("at_level"), std::string::npos)
       << "the stage alone (no accumulator copy) first: " << dwc.space.family(dws.front());
   for (const Candidate &c : dws) dwc.check(c, "depthwise seed");
+}
+
+// A 1x1 conv of 24 output channels (not a whole number of vectors) and a
+// reduction longer than a kernel window: its spatial-vector seed holds 4 of
+// the output channels in registers, each input load shared by them.
+TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
+  Checker ch(make_task("conv", conv_bias_relu(1, 72, 9, 11, 24, 1, 1, 0)));
+  std::vector<Candidate> seeds = ch.space.seeds();
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(seeds.front().params.at("conv.tile.k.3"), 4) << seeds.front().key();
+  for (const Candidate &c : seeds) ch.check(c, "seed");
+}
+
+// SiLU after a depthwise conv (x * sigmoid(x)): the sigmoid, not strictly
+// inlineable for its exp, is inlined into the fused epilogue, so the conv is
+// computed at the epilogue's tiles instead of at root.
+TEST(SearchSpace, EpilogueWithExpensiveOpIsFused) {
+  Tensor data = placeholder({1, 24, 15, 13}, float32(), "data");
+  Tensor weight = placeholder({24, 3, 3}, float32(), "weight");
+  IterVar ry = reduce_axis(3, "ry"), rx = reduce_axis(3, "rx");
+  Tensor dw = compute({1, 24, 13, 11},
+                      [&](const std::vector<Var> &i) {
+                        return sum(data(i[0], i[1], Expr(i[2]) + ry.var, Expr(i[3]) + rx.var) * weight(i[1], ry.var, rx.var),
+                                   {ry, rx});
+                      },
+                      "dw", "depthwise_conv2d", {"n", "c", "h", "w"});
+  Tensor sig = compute({1, 24, 13, 11},
+                       [&](const std::vector<Var> &i) { return Expr(1.0f) / (Expr(1.0f) + exp(Expr(0.0f) - dw(i[0], i[1], i[2], i[3]))); },
+                       "sig", "elemwise", {"n", "c", "h", "w"});
+  Tensor silu = compute({1, 24, 13, 11},
+                        [&](const std::vector<Var> &i) { return dw(i[0], i[1], i[2], i[3]) * sig(i[0], i[1], i[2], i[3]); },
+                        "silu", "elemwise", {"n", "c", "h", "w"});
+  Checker ch(make_task("dw_silu", {silu}));
+  print_sketches(ch.space, "depthwise + silu");
+  ASSERT_GE(ch.space.num_sketches(), 1);
+  EXPECT_NE(ch.space.sketch_description(0).find("fused consumer silu"), std::string::npos) << ch.space.sketch_description(0);
+  std::vector<Candidate> seeds = ch.space.seeds();
+  ASSERT_FALSE(seeds.empty());
+  Schedule first = ch.space.schedule(seeds.front());
+  EXPECT_EQ(first.stage("dw").attach.kind, Attach::At) << "the conv is computed at the epilogue's tile";
+  for (const Candidate &c : seeds) ch.check(c, "seed");
+  ch.run(kSamples / 2, kMutations / 2, 0, 5);
 }
 
 // Every stage of a seed runs in parallel: the tiled stage over its outer
