@@ -10,6 +10,7 @@
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
 #include "relay_import/passes/dead_code.h"
+#include "relay_import/passes/gemm_weight_layout.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -28,6 +29,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   fold_constants(g);
   g.compact();
   if (options.fold_batch_norm) st.folded_batch_norms = fold_batch_norms(g);
+  pretranspose_gemm_weights(g);
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
   st.dce_removed = eliminate_dead_code(g);
   st.nodes_after_passes = g.num_live_nodes();
