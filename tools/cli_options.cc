@@ -34,6 +34,13 @@ CLI::Option *add_threads_option(CLI::App *cmd, int &threads, const std::string &
       ->check(CLI::Range(1, rt::SpinPool::kMaxThreads));
 }
 
+CLI::Option *add_db_option(CLI::App *cmd, std::string &db, const std::string &what, const std::string &name) {
+  return cmd->add_option(name, db,
+                         what + ". A log is a SQLite file, or a PostgreSQL database a team shares: "
+                                "postgresql://USER@HOST[:PORT]/DB (a libpq URI; keep a password in ~/.pgpass or "
+                                "$PGPASSWORD rather than in the URI)");
+}
+
 const CLI::Validator &positive() {
   static const CLI::Validator v = number_check("POSITIVE", [](double x) { return x > 0; }, "must be a positive number");
   return v;

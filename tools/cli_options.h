@@ -25,6 +25,15 @@ namespace cli {
  */
 CLI::Option *add_threads_option(CLI::App *cmd, int &threads, const std::string &what);
 
+/**
+ * Adds the option `name` (--db unless told otherwise) naming a tuning log,
+ * the one declaration of every command's --db. `what` starts the help text,
+ * which goes on with the two forms a log takes: a SQLite file path, or a
+ * PostgreSQL database as a libpq URI, postgresql://USER@HOST[:PORT]/DB
+ * (tuning_logs/log_uri.h), that a team shares.
+ */
+CLI::Option *add_db_option(CLI::App *cmd, std::string &db, const std::string &what, const std::string &name = "--db");
+
 /** A number > 0 and finite ("--timeout: must be a positive number, got 0"). */
 const CLI::Validator &positive();
 /** A number >= 0 and finite. */

@@ -39,9 +39,9 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--model", o->model, "ONNX model file")->required();
   cmd->add_option("--input-shape", o->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   cmd->add_option("-o,--out", o->out, "output directory")->required();
-  auto *db = cmd->add_option("--db", o->db,
-                  "tuning log with records for the model's tasks, read instead of the user's log ($TETUNE_DB, else "
-                  "$XDG_CACHE_HOME/tetune/tetune.db); it must exist. The shipped log is read after it");
+  auto *db = add_db_option(cmd, o->db,
+                           "tuning log with records for the model's tasks, read instead of the user's log ($TETUNE_DB, "
+                           "else $XDG_CACHE_HOME/tetune/tetune.db); it must exist. The shipped log is read after it");
   cmd->add_flag("--no-shipped-log", o->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   auto *no_measure = cmd->add_flag(
       "--no-measure", o->no_measure,

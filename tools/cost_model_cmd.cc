@@ -297,7 +297,7 @@ void add_cost_model_command(CLI::App &app) {
   e->add_option("--input-shape", ea->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   e->add_option("--op", ea->op, "one operator instead of a model (as `tetune tune-op` builds it)");
   e->add_option("--shape", ea->shape, "the operator's shape (see `tetune ops`)");
-  e->add_option("--db", ea->db, "tuning log to read (opened read-only)")->required();
+  add_db_option(e, ea->db, "tuning log to read (opened read-only)")->required();
   e->add_option("--out", ea->out, "JSON-lines dataset to write")->required();
   add_threads_option(e, ea->threads, "threads of the task extraction (as given to `tetune tune`)");
   e->callback([ea] { export_dataset(*ea); });

@@ -3,10 +3,14 @@
 // list, best and export read the user's log, then the shipped log
 // (tuning_logs/log_set.h), and name the log of every record; with --db they
 // read only that database. Each is opened read-only, and a missing one is an
-// error. import writes into --db or the user's log, nothing else.
+// error. import writes into --db or the user's log, nothing else, the
+// records of a JSON lines file or of another log (--from). A log is a SQLite
+// file or a PostgreSQL database (postgresql:// URI), so import moves records
+// between the two.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "base/errors.h"
 #include "tools/cli_options.h"
@@ -21,7 +25,7 @@ namespace cli {
 
 namespace {
 struct LogArgs {
-  std::string db, workload, target, file;
+  std::string db, workload, target, file, from;
   int k = 1, threads = 0;  // threads: set by add_threads_option
   bool only_valid = false, no_shipped = false;
   int top = 0;
@@ -89,25 +93,36 @@ void export_records(const LogArgs &a) {
 }
 
 void import_records(const LogArgs &a) {
-  std::ifstream in(a.file);
-  if (!in) throw tetune::Error("cannot read '" + a.file + "'");
+  if (a.file.empty() == a.from.empty())
+    throw UsageError("tetune log import: give either a JSON lines FILE or --from LOG");
+  // The records travel as JSON lines, the one form both kinds of log read and write.
+  std::stringstream from_log;
+  std::ifstream file;
+  if (!a.from.empty()) {
+    auto source = tuning_log::TuningLog::open_read_only(a.from);
+    int64_t n = source.export_jsonl(from_log);
+    std::fprintf(stderr, "read %lld records from %s\n", static_cast<long long>(n), source.path().c_str());
+  } else {
+    file.open(a.file);
+    if (!file) throw tetune::Error("cannot read '" + a.file + "'");
+  }
   const std::string path = a.db.empty() ? tuning_log::prepare_user_log_path() : a.db;
   tuning_log::refuse_writing_shipped_log(path);
   auto db = tuning_log::TuningLog::open(path);
-  int64_t n = db.import_jsonl(in);
-  std::printf("imported %lld new records into %s\n", static_cast<long long>(n), path.c_str());
+  int64_t n = db.import_jsonl(a.from.empty() ? static_cast<std::istream &>(file) : from_log);
+  std::printf("imported %lld new records into %s\n", static_cast<long long>(n), db.path().c_str());
 }
 }  // namespace
 
 void add_log_command(CLI::App &app) {
   auto args = std::make_shared<LogArgs>();
-  auto *cmd = app.add_subcommand("log", "Inspect and move tuning records (SQLite tuning log)");
+  auto *cmd = app.add_subcommand("log", "Inspect and move tuning records (SQLite or PostgreSQL tuning logs)");
   cmd->require_subcommand(1);
   cmd->fallthrough();  // `tetune log list --db X` as well as `tetune log --db X list`
-  cmd->add_option("--db", args->db,
-                  "this database only (list/best/export: it must exist; import: created if absent). Default: "
-                  "list/best/export read the user's log ($TETUNE_DB, else $XDG_CACHE_HOME/tetune/tetune.db), then "
-                  "the shipped log; import writes into the user's log");
+  add_db_option(cmd, args->db,
+                "this log only (list/best/export: it must exist; import: a SQLite file is created if absent). Default: "
+                "list/best/export read the user's log ($TETUNE_DB, else $XDG_CACHE_HOME/tetune/tetune.db), then "
+                "the shipped log; import writes into the user's log");
   cmd->add_flag("--no-shipped-log", args->no_shipped, "without --db: read only the user's log, not the shipped one");
   auto *l = cmd->add_subcommand("list", "workloads with record counts and the lowest valid median (min_ms) per target and log (db: user or shipped, "
                                 "paths on the # lines); `best` ranks re-measured schedules first");
@@ -126,8 +141,10 @@ void add_log_command(CLI::App &app) {
   e->add_option("--top", args->top, "only the valid records of the N best-ranked schedules of each workload and target (as `best` ranks them; a compact log to ship)")
       ->check(positive());
   e->callback([args] { export_records(*args); });
-  auto *i = cmd->add_subcommand("import", "read JSON lines (idempotent; a malformed line imports nothing)");
-  i->add_option("file", args->file, "JSON lines file")->required();
+  auto *i = cmd->add_subcommand("import", "read JSON lines, or another log's records (idempotent; a malformed line imports nothing)");
+  auto *file = i->add_option("file", args->file, "JSON lines file (as `log export` writes)");
+  add_db_option(i, args->from, "the log whose records to import instead of a file (opened read-only)", "--from")
+      ->excludes(file);
   i->callback([args] { import_records(*args); });
 }
 

@@ -47,6 +47,7 @@ APT_PACKAGES=(
   libhalide14-0-dev llvm-14
   libxgboost-dev
   libsqlite3-dev sqlite3
+  libpq-dev postgresql-15
   libcli11-dev
   libgtest-dev googletest
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
@@ -54,6 +55,7 @@ APT_PACKAGES=(
   libstb-dev nlohmann-json3-dev
   libssl-dev
   fonts-dejavu-core
+  python3-dev pybind11-dev python3-numpy python3-pytest
 )
 if [[ -n "$ZOO" ]]; then
   APT_PACKAGES+=(python3-torch python3-torchvision)

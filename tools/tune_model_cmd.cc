@@ -25,6 +25,7 @@
 #include "tools/commands.h"
 #include "tools/progress_line.h"
 #include "tuning_logs/log_paths.h"
+#include "tuning_logs/log_uri.h"
 
 namespace tetune {
 namespace cli {
@@ -97,8 +98,8 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_option("--input-shape", a->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   cmd->add_option("--trials", a->trials, "total records over all tasks (stored ones count)")->check(positive());
   cmd->add_option("--time-budget", a->time_budget, "wall-clock budget, e.g. 15m, 90s, 1h30m");
-  cmd->add_option("--db", a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
-                                 "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
+  add_db_option(cmd, a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
+                           "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
   cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   add_threads_option(cmd, a->threads, "kernel worker threads (part of the target the records are stored under)");
   cmd->add_option("--policy", a->policy, "evolutionary | annealing | random");
@@ -130,7 +131,7 @@ void add_tune_model_command(CLI::App &app) {
     o.space = a->space;
     o.db_path = a->db;
     if (!a->no_shipped) o.read_dbs = {tuning_log::shipped_log_path()};  // "" (none found) is skipped
-    std::fprintf(stderr, "tune: records go into %s%s\n", (a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
+    std::fprintf(stderr, "tune: records go into %s%s\n", tuning_log::redact_location(a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
                  o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     o.seed = a->seed;
     o.measure.timeout_s = a->timeout;

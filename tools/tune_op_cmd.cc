@@ -27,6 +27,7 @@
 #include "tools/commands.h"
 #include "tools/progress_line.h"
 #include "tuning_logs/log_paths.h"
+#include "tuning_logs/log_uri.h"
 
 namespace tetune {
 namespace cli {
@@ -134,8 +135,8 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--cost-model", a->cost_model, "xgb | random");
   cmd->add_option("--space", a->space, "search space (default: ansor when linked, else basic)");
   cmd->add_option("--batch", a->batch, "candidates per batch")->check(positive());
-  cmd->add_option("--db", a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
-                                 "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
+  add_db_option(cmd, a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
+                           "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
   cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   cmd->add_flag("--resume", a->resume, "continue: stored records count towards --trials and train the model");
   cmd->add_option("--plot", a->plot, "write the tuning curve (best GFLOP/s vs trials) as SVG");
@@ -190,7 +191,7 @@ void add_tune_op_command(CLI::App &app) {
                  autotune::space_name(task, o).c_str(),
                  o.remote || gpu ? ("by `" + o.remote.value_or(autotune::RemoteOptions{}).command + "`").c_str()
                                  : "here, in child processes");
-    std::fprintf(stderr, "tune-op: records go into %s%s\n", (a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
+    std::fprintf(stderr, "tune-op: records go into %s%s\n", tuning_log::redact_location(a->db.empty() ? tuning_log::user_log_path() : a->db).c_str(),
                  o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     autotune::TuneResult r = autotune::tune(task, o);
     line->finish();

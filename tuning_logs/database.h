@@ -1,17 +1,24 @@
-// TuningLog: the SQLite database of measured records.
+// TuningLog: the database of measured records, a SQLite file (the default,
+// sqlite_backend.h) or a PostgreSQL database that a team shares
+// (postgres_backend.h), chosen by the location it is opened with: a
+// postgresql:// or postgres:// URI (log_uri.h), else a file path. Both behave
+// the same: one schema, one ranking, one JSONL form.
 //
-// Many processes may open and write the same file at once (WAL journal,
-// 30 s busy timeout, BEGIN IMMEDIATE with retry). Every write is committed
-// before the call returns, so a killed process loses nothing it was told
-// was stored. Nothing stored is ever dropped or rewritten by this class.
+// Many processes (on many machines, for PostgreSQL) may open and write the
+// same log at once; writers take turns (SQLite: WAL journal, 30 s busy
+// timeout, BEGIN IMMEDIATE with retry; PostgreSQL: an advisory lock). Every
+// write is committed before the call returns, so a killed process loses
+// nothing it was told was stored. Nothing stored is ever dropped or
+// rewritten by this class.
 //
 // Units: every cost is in milliseconds. Every failure raises
 // tetune::TuningLogError (database) or tetune::ParseError (JSONL input),
-// naming the database path / line at fault.
+// naming the database path or URI (its password as "***") / line at fault.
 #pragma once
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +26,10 @@
 #include "tuning_logs/records.h"
 #include "tuning_logs/target_info.h"
 
-struct sqlite3;
-
 namespace tetune::tuning_log {
+
+class LogBackend;
+class LogStatement;
 
 /** Result of TuningLog::best_with_fallback(). */
 struct BestResult {
@@ -58,8 +66,17 @@ struct ExportFilter {
 class TuningLog {
  public:
   /**
-   * Opens for writing (creating if absent) the database at `path`, creating
-   * the schema when the database is empty, and sets journal_mode=WAL,
+   * Opens for writing the log at `path`: a PostgreSQL database when `path`
+   * is a postgresql:// or postgres:// URI (the database must exist; the
+   * schema is created when it holds no table, once even when several
+   * processes open it at once), else a SQLite file.
+   * @throws tetune::TuningLogError naming the URI (its password as "***")
+   *   when the URI is malformed or the server cannot be reached, refuses
+   *   the connection, or holds tables of another application or a newer
+   *   schema.
+   *
+   * A SQLite file is created if absent, with the schema when the database
+   * is empty, and gets journal_mode=WAL,
    * synchronous=NORMAL and a 30 s busy timeout. Before anything is written
    * into an existing file, it must pass PRAGMA quick_check (checked once per
    * process for a given file, and again once the file changes on disk:
@@ -72,8 +89,11 @@ class TuningLog {
   static TuningLog open(const std::string &path);
 
   /**
-   * Opens an existing log for reading only (SQLITE_OPEN_READONLY): nothing
-   * is created or written, and every write method raises TuningLogError.
+   * Opens an existing log for reading only: nothing is created or written,
+   * and every write method raises TuningLogError. A postgresql:// URI
+   * connects with default_transaction_read_only; its database must hold a
+   * tuning log (errors as open()). A SQLite file is opened with
+   * SQLITE_OPEN_READONLY.
    * A WAL-mode log in a directory this process cannot write (no -shm file
    * can be created) is read as immutable when no -wal file with content is
    * beside it; one with such a -wal file is refused with a message saying
@@ -97,7 +117,7 @@ class TuningLog {
   TuningLog &operator=(const TuningLog &) = delete;
   ~TuningLog();
 
-  /** Path this log was opened with. */
+  /** Path this log was opened with; a URI with its password as "***". */
   const std::string &path() const { return path_; }
   /** True when opened by open_read_only(). */
   bool read_only() const { return read_only_; }
@@ -186,19 +206,22 @@ class TuningLog {
    */
   int64_t import_jsonl(std::istream &in);
 
-  /** Result of PRAGMA integrity_check: "ok" when healthy. */
+  /**
+   * "ok" when healthy. SQLite: the result of PRAGMA integrity_check;
+   * PostgreSQL: every table of the log reads (the server checks its pages).
+   */
   std::string integrity_check() const;
 
  private:
-  TuningLog(sqlite3 *db, std::string path);
-  void close() noexcept;
+  TuningLog(std::unique_ptr<LogBackend> backend, bool read_only);
   int64_t insert_record_locked(const MeasureRecord &record);
   void upsert_workload_locked(const WorkloadInfo &workload);
   void upsert_target_locked(const TargetInfo &target);
-  sqlite3 *handle() const;
-  sqlite3 *writable_handle() const;  // handle(), or TuningLogError when read-only
+  LogBackend &backend() const;
+  LogBackend &writable_backend() const;  // backend(), or TuningLogError when read-only
+  std::unique_ptr<LogStatement> prepare(const std::string &sql) const;
 
-  sqlite3 *db_ = nullptr;
+  std::unique_ptr<LogBackend> backend_;
   std::string path_;
   bool read_only_ = false;
 };

@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 #include "tuning_logs/log_paths.h"
+#include "tuning_logs/log_uri.h"
 
 namespace tetune::tuning_log {
 
@@ -13,7 +14,7 @@ LogSet LogSet::open(const LogSetOptions &options) {
   LogSet set;
   std::string user = options.db.empty() ? user_log_path() : options.db;
   struct stat st;
-  if (options.db.empty() && ::stat(user.c_str(), &st) != 0) {
+  if (options.db.empty() && !is_postgres_uri(user) && ::stat(user.c_str(), &st) != 0) {
     set.notes_.push_back("user log " + user + " does not exist yet (nothing tuned on this machine)");
   } else {
     set.logs_.push_back({"user", TuningLog::open_read_only(user)});

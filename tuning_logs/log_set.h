@@ -20,7 +20,8 @@ namespace tetune::tuning_log {
 /** Which logs LogSet::open reads. */
 struct LogSetOptions {
   /// replaces the user's log; it must exist ("no such tuning log"). "" = user_log_path(),
-  /// skipped (with a note) while it does not exist: nothing has been tuned yet.
+  /// skipped (with a note) while it is a file that does not exist: nothing has been tuned yet
+  /// (a PostgreSQL URI is always opened).
   std::string db;
   bool shipped = true;  ///< also read shipped_log_path() when one is found
 };

@@ -1,18 +1,16 @@
 #include "tuning_logs/schema.h"
 
-#include <sqlite3.h>
-
 #include <set>
+#include <vector>
 
 #include "base/errors.h"
-#include "tuning_logs/sqlite_util.h"
+#include "tuning_logs/log_backend.h"
 
 namespace tetune::tuning_log {
 namespace {
 
-using internal::exec;
-using internal::Statement;
-
+// Types both databases read alike: BIGINT and DOUBLE PRECISION have SQLite's
+// INTEGER and REAL affinities. {ID} is LogBackend::id_column_sql().
 constexpr const char *kCreateSql = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -33,16 +31,16 @@ CREATE TABLE IF NOT EXISTS targets (
   device           TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS records (
-  id                INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                {ID},
   workload_key      TEXT NOT NULL,
   target_key        TEXT NOT NULL,
   schedule_json     TEXT NOT NULL,
   costs_ms_json     TEXT NOT NULL,
-  median_ms         REAL,
+  median_ms         DOUBLE PRECISION,
   error_code        INTEGER NOT NULL,
   error_msg         TEXT NOT NULL,
-  gflops            REAL,
-  timestamp_unix_ms INTEGER NOT NULL,
+  gflops            DOUBLE PRECISION,
+  timestamp_unix_ms BIGINT NOT NULL,
   tuner_version     TEXT NOT NULL,
   trial_index       INTEGER NOT NULL
 );
@@ -57,15 +55,17 @@ const std::set<std::string> kOurTables = {"meta", "workloads", "targets",
 
 enum class State { kEmpty, kOurs };
 
-// Reads the schema only; throws when the file is not ours.
-State classify(sqlite3 *db, const std::string &path) {
-  std::set<std::string> tables;
-  {
-    Statement st(db, path,
-                 "SELECT name FROM sqlite_master WHERE type = 'table' AND "
-                 "name NOT LIKE 'sqlite_%'");
-    while (st.step()) tables.insert(st.column_text(0));
-  }
+std::string create_sql(const LogBackend &backend) {
+  std::string sql = kCreateSql;
+  sql.replace(sql.find("{ID}"), 4, backend.id_column_sql());
+  return sql;
+}
+
+// Reads the schema only; throws when the database is not ours.
+State classify(LogBackend &backend) {
+  const std::string &path = backend.name();
+  std::vector<std::string> names = backend.table_names();
+  std::set<std::string> tables(names.begin(), names.end());
   if (tables.empty()) return State::kEmpty;
   if (!tables.count("meta")) {
     throw TuningLogError("tuning log '" + path +
@@ -74,11 +74,11 @@ State classify(sqlite3 *db, const std::string &path) {
   }
   std::string app, version;
   {
-    Statement st(db, path, "SELECT key, value FROM meta");
-    while (st.step()) {
-      std::string k = st.column_text(0);
-      if (k == "application") app = st.column_text(1);
-      if (k == "schema_version") version = st.column_text(1);
+    auto st = backend.prepare("SELECT key, value FROM meta");
+    while (st->step()) {
+      std::string k = st->column_text(0);
+      if (k == "application") app = st->column_text(1);
+      if (k == "schema_version") version = st->column_text(1);
     }
   }
   if (app != kApplicationName) {
@@ -111,44 +111,28 @@ State classify(sqlite3 *db, const std::string &path) {
 
 }  // namespace
 
-void check_schema_read_only(sqlite3 *db, const std::string &path) {
-  if (classify(db, path) == State::kEmpty) {
-    throw TuningLogError("tuning log '" + path + "': not a tuning log (the database holds no tables)");
+void check_schema_read_only(LogBackend &backend) {
+  if (classify(backend) == State::kEmpty) {
+    throw TuningLogError("tuning log '" + backend.name() + "': not a tuning log (the database holds no tables)");
   }
 }
 
-void ensure_schema(sqlite3 *db, const std::string &path) {
-  // 1. Read-only inspection: fails for garbage / foreign files before any
-  //    byte of them is written.
-  State state = classify(db, path);
-
-  // 2. The file is empty or ours: WAL lets readers and one writer overlap.
-  {
-    Statement st(db, path, "PRAGMA journal_mode=WAL");
-    std::string mode;
-    if (st.step()) mode = st.column_text(0);
-    // In-memory databases report "memory"; anything else is tolerated too.
-    (void)mode;
-  }
-  exec(db, path, "PRAGMA synchronous=NORMAL");
-
+void ensure_schema(LogBackend &backend) {
+  // 1. Read-only inspection: fails for garbage / foreign databases before
+  //    any byte of them is written.
+  State state = classify(backend);
+  backend.prepare_for_writing();
   if (state == State::kOurs) return;  // nothing to write
 
-  // 3. Create the schema under a write lock; another process may have raced
-  //    us to it, so classify again inside the transaction.
-  internal::WriteTransaction tx(db, path);
-  state = classify(db, path);
-  if (state == State::kEmpty) {
-    exec(db, path, kCreateSql);
-    Statement ins(db, path,
-                  "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");
-    ins.bind(1, std::string("application"))
-        .bind(2, std::string(kApplicationName))
-        .run();
-    ins.reset();
-    ins.bind(1, std::string("schema_version"))
-        .bind(2, std::to_string(kSchemaVersion))
-        .run();
+  // 2. Create the schema under the write lock; another process may have
+  //    raced us to it, so classify again inside the transaction.
+  WriteTransaction tx(backend);
+  if (classify(backend) == State::kEmpty) {
+    backend.exec(create_sql(backend));
+    auto ins = backend.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING");
+    ins->bind(1, std::string("application")).bind(2, std::string(kApplicationName)).run();
+    ins->reset();
+    ins->bind(1, std::string("schema_version")).bind(2, std::to_string(kSchemaVersion)).run();
   }
   tx.commit();
 }

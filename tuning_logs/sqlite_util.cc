@@ -87,11 +87,6 @@ bool Statement::step() {
   }
 }
 
-void Statement::run() {
-  while (step()) {
-  }
-}
-
 void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
@@ -132,31 +127,23 @@ void exec(sqlite3 *db, const std::string &path, const char *sql) {
   }
 }
 
-WriteTransaction::WriteTransaction(sqlite3 *db, const std::string &path)
-    : db_(db), path_(path) {
-  exec(db_, path_, "BEGIN IMMEDIATE");
+void begin_immediate(sqlite3 *db, const std::string &path) { exec(db, path, "BEGIN IMMEDIATE"); }
+
+void rollback(sqlite3 *db) noexcept {
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
-WriteTransaction::~WriteTransaction() {
-  if (!done_ && !sqlite3_get_autocommit(db_)) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-}
-
-void WriteTransaction::commit() {
+void commit(sqlite3 *db, const std::string &path) {
   auto deadline = Clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   for (int attempt = 0;; ++attempt) {
-    int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
-    if (rc == SQLITE_OK) {
-      done_ = true;
-      return;
-    }
+    int rc = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
     // COMMIT may report BUSY while the transaction stays open: retry it.
-    if (is_busy(rc) && !sqlite3_get_autocommit(db_) && Clock::now() < deadline) {
+    if (is_busy(rc) && !sqlite3_get_autocommit(db) && Clock::now() < deadline) {
       back_off(attempt);
       continue;
     }
-    throw_sqlite(db_, path_, "committing a transaction", rc);
+    throw_sqlite(db, path, "committing a transaction", rc);
   }
 }
 

@@ -1,11 +1,15 @@
-// Several processes write one database file at the same time.
+// Several processes write one log at the same time: a SQLite file, or a
+// PostgreSQL database (backends.h), each opening it while it may still be
+// empty, so they also race to create its schema.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 #include <vector>
 
+#include "tests/tuning_logs/backends.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
@@ -35,8 +39,11 @@ int child_main(const std::string &path, int child) {
   }
 }
 
-TEST(ConcurrencyTest, FourProcessesWriteOneDatabase) {
-  const std::string path = testing::make_temp_dir() + "/shared.db";
+class ConcurrencyTest : public testing::BackendTest {};
+INSTANTIATE_FOR_BOTH_BACKENDS(ConcurrencyTest);
+
+TEST_P(ConcurrencyTest, FourProcessesWriteOneDatabase) {
+  const std::string path = path_;
   std::vector<pid_t> pids;
   for (int c = 0; c < kChildren; ++c) {
     pid_t pid = fork();
@@ -57,6 +64,10 @@ TEST(ConcurrencyTest, FourProcessesWriteOneDatabase) {
               kRecordsPerChild)
         << "child " << c;
   }
+  std::set<int64_t> ids;
+  for (int c = 0; c < kChildren; ++c)
+    for (const auto &r : log.records("shared_wl", testing::cpu_target(c + 1).key())) ids.insert(r.id);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kChildren * kRecordsPerChild)) << "every record has its own id";
   EXPECT_EQ(log.targets().size(), static_cast<size_t>(kChildren));
   EXPECT_EQ(log.integrity_check(), "ok");
 }

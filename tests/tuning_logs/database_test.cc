@@ -9,23 +9,21 @@
 #include <limits>
 
 #include "base/errors.h"
+#include "tests/tuning_logs/backends.h"
 #include "tests/tuning_logs/test_util.h"
 
 namespace tetune::tuning_log {
 namespace {
 
 using testing::cpu_target;
-using testing::make_temp_dir;
 using testing::record;
 using testing::workload;
 
-class DatabaseTest : public ::testing::Test {
- protected:
-  void SetUp() override { path_ = make_temp_dir() + "/log.db"; }
-  std::string path_;
-};
+// Every test runs on a SQLite file and on a PostgreSQL database (backends.h).
+class DatabaseTest : public testing::BackendTest {};
+INSTANTIATE_FOR_BOTH_BACKENDS(DatabaseTest);
 
-TEST_F(DatabaseTest, RecordsRoundTrip) {
+TEST_P(DatabaseTest, RecordsRoundTrip) {
   TuningLog log = TuningLog::open(path_);
   const std::string tk = cpu_target().key();
   std::vector<MeasureRecord> added;
@@ -66,7 +64,7 @@ TEST_F(DatabaseTest, RecordsRoundTrip) {
   EXPECT_EQ(again.integrity_check(), "ok");
 }
 
-TEST_F(DatabaseTest, RejectsInvalidErrorCode) {
+TEST_P(DatabaseTest, RejectsInvalidErrorCode) {
   TuningLog log = TuningLog::open(path_);
   MeasureRecord r = record("w", "t", 1.0);
   r.error_code = 42;
@@ -74,7 +72,7 @@ TEST_F(DatabaseTest, RejectsInvalidErrorCode) {
   EXPECT_EQ(log.count_all_records(), 0);
 }
 
-TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
+TEST_P(DatabaseTest, BestPerWorkloadAndTarget) {
   TuningLog log = TuningLog::open(path_);
   const std::string t8 = cpu_target(8).key(), t4 = cpu_target(4).key();
   log.add_record(record("wl_a", t8, 3.0, 0));
@@ -106,7 +104,7 @@ TEST_F(DatabaseTest, BestPerWorkloadAndTarget) {
 // re-measured schedules rank before those measured once: its single lucky
 // record no longer decides, and a single record from a faster phase of the
 // machine does not outrank schedules compared with each other.
-TEST_F(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
+TEST_P(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
   TuningLog log = TuningLog::open(path_);
   const std::string t = cpu_target(2).key();
   MeasureRecord lucky = record("w", t, 1.0, 7);  // schedule 7, measured 1.0 once...
@@ -141,7 +139,7 @@ TEST_F(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
   EXPECT_EQ(log.export_jsonl(os, f), 5);
 }
 
-TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
+TEST_P(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   TuningLog log = TuningLog::open(path_);
   TargetInfo want = cpu_target(8);
   TargetInfo threads16 = cpu_target(16);
@@ -208,7 +206,7 @@ TEST_F(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   EXPECT_EQ(exact_k.records[1].id, exact_id);
 }
 
-TEST_F(DatabaseTest, WorkloadsAndTargetsAreStored) {
+TEST_P(DatabaseTest, WorkloadsAndTargetsAreStored) {
   TuningLog log = TuningLog::open(path_);
   log.upsert_workload(workload("wl", "conv2d"));
   log.upsert_workload(workload("wl", "conv2d_nchw"));  // update in place
@@ -245,12 +243,12 @@ TEST_F(DatabaseTest, WorkloadsAndTargetsAreStored) {
   EXPECT_DOUBLE_EQ(*rows[2].best_median_ms, 4.0);
 }
 
-TEST_F(DatabaseTest, MovedFromLogRaises) {
+TEST_P(DatabaseTest, MovedFromLogRaises) {
   TuningLog a = TuningLog::open(path_);
   TuningLog b = std::move(a);
   EXPECT_THROW(a.count_all_records(), TuningLogError);  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(b.count_all_records(), 0);
-  TuningLog c = TuningLog::open(make_temp_dir() + "/other.db");
+  TuningLog c = TuningLog::open(new_location());
   c = std::move(b);
   EXPECT_EQ(c.path(), path_);
 }

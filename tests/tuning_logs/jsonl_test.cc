@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "tests/tuning_logs/backends.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
@@ -15,7 +16,6 @@ namespace tetune::tuning_log {
 namespace {
 
 using testing::cpu_target;
-using testing::make_temp_dir;
 using testing::record;
 using testing::workload;
 
@@ -102,15 +102,18 @@ TEST(JsonlTest, TimingsThatAreNotTimesNameTheLine) {
   EXPECT_TRUE(std::isinf(ok.record.median_ms));
 }
 
-TEST(JsonlTest, ExportImportRoundTripAndIdempotence) {
-  std::string dir = make_temp_dir();
-  TuningLog src = TuningLog::open(dir + "/src.db");
+// Export and import through a log of each backend (backends.h).
+class JsonlLogTest : public testing::BackendTest {};
+INSTANTIATE_FOR_BOTH_BACKENDS(JsonlLogTest);
+
+TEST_P(JsonlLogTest, ExportImportRoundTripAndIdempotence) {
+  TuningLog src = TuningLog::open(path_);
   fill(src);
   std::stringstream out;
   EXPECT_EQ(src.export_jsonl(out), 8);
   const std::string text = out.str();
 
-  TuningLog dst = TuningLog::open(dir + "/dst.db");
+  TuningLog dst = TuningLog::open(new_location());
   std::istringstream in1(text);
   EXPECT_EQ(dst.import_jsonl(in1), 8);
   for (const auto &tk : {cpu_target(8).key(), cpu_target(16).key()}) {
@@ -147,8 +150,8 @@ TEST(JsonlTest, ExportImportRoundTripAndIdempotence) {
   EXPECT_EQ(n, 8u);
 }
 
-TEST(JsonlTest, ExportFilter) {
-  TuningLog log = TuningLog::open(make_temp_dir() + "/f.db");
+TEST_P(JsonlLogTest, ExportFilter) {
+  TuningLog log = TuningLog::open(path_);
   fill(log);
   std::stringstream s1, s2, s3;
   EXPECT_EQ(log.export_jsonl(s1, {std::string("wl_a"), std::nullopt, false}), 5);
@@ -156,15 +159,14 @@ TEST(JsonlTest, ExportFilter) {
   EXPECT_EQ(log.export_jsonl(s3, {std::nullopt, cpu_target(16).key(), false}), 4);
 }
 
-TEST(JsonlTest, ExportTopKeepsTheFastestValidRecordsPerWorkloadAndTarget) {
-  std::string dir = make_temp_dir();
-  TuningLog log = TuningLog::open(dir + "/top.db");
+TEST_P(JsonlLogTest, ExportTopKeepsTheFastestValidRecordsPerWorkloadAndTarget) {
+  TuningLog log = TuningLog::open(path_);
   fill(log);  // wl_a/t8: 1, 2, 3, 4 ms; wl_b/t16: 0.3, 0.6, 0.9 ms; wl_a/t16: one failed record
   ExportFilter f;
   f.top = 2;
   std::stringstream out;
   EXPECT_EQ(log.export_jsonl(out, f), 4);
-  TuningLog dst = TuningLog::open(dir + "/dst.db");
+  TuningLog dst = TuningLog::open(new_location());
   std::istringstream in(out.str());
   EXPECT_EQ(dst.import_jsonl(in), 4);
   std::map<std::pair<std::string, std::string>, WorkloadSummary> rows;
@@ -180,8 +182,8 @@ TEST(JsonlTest, ExportTopKeepsTheFastestValidRecordsPerWorkloadAndTarget) {
   EXPECT_THROW(log.export_jsonl(ignored, f), TuningLogError);
 }
 
-TEST(JsonlTest, DuplicateLinesInOneImportAreSkipped) {
-  TuningLog log = TuningLog::open(make_temp_dir() + "/d.db");
+TEST_P(JsonlLogTest, DuplicateLinesInOneImportAreSkipped) {
+  TuningLog log = TuningLog::open(path_);
   JsonlEntry e;
   e.record = record("w", "t", 1.0);
   std::string line = to_jsonl_line(e);
@@ -190,9 +192,8 @@ TEST(JsonlTest, DuplicateLinesInOneImportAreSkipped) {
   EXPECT_EQ(log.count_all_records(), 1);
 }
 
-TEST(JsonlTest, MalformedLineImportsNothing) {
-  std::string dir = make_temp_dir();
-  TuningLog src = TuningLog::open(dir + "/src.db");
+TEST_P(JsonlLogTest, MalformedLineImportsNothing) {
+  TuningLog src = TuningLog::open(path_);
   fill(src);
   std::stringstream out;
   src.export_jsonl(out);
@@ -202,7 +203,7 @@ TEST(JsonlTest, MalformedLineImportsNothing) {
   std::getline(lines, l2);
   std::getline(lines, l3);
 
-  TuningLog dst = TuningLog::open(dir + "/dst.db");
+  TuningLog dst = TuningLog::open(new_location());
   dst.add_record(record("existing", "t", 1.0));
   std::istringstream bad(l1 + "\n" + l2 + "\n{\"record\": {\"workload_key\": 3}\n" +
                          l3 + "\n");

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/tuning_logs/backends.h"
 #include "tests/tuning_logs/test_util.h"
 #include "tuning_logs/database.h"
 
@@ -43,8 +44,13 @@ bool write_all(int fd, const void *data, size_t n) {
   }
 }
 
-TEST(KillSafetyTest, CommittedRecordsSurviveSigkill) {
-  const std::string path = testing::make_temp_dir() + "/kill.db";
+// On PostgreSQL the child may die inside a transaction holding the write
+// lock: the server rolls it back and frees the lock when the connection drops.
+class KillSafetyTest : public testing::BackendTest {};
+INSTANTIATE_FOR_BOTH_BACKENDS(KillSafetyTest);
+
+TEST_P(KillSafetyTest, CommittedRecordsSurviveSigkill) {
+  const std::string path = path_;
   {
     TuningLog log = TuningLog::open(path);  // schema exists before the child
     log.upsert_target(testing::cpu_target(8));

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <functional>
 
 #include "base/errors.h"
 #include "tests/tuning_logs/test_util.h"
@@ -24,16 +23,6 @@ using testing::record;
 bool exists(const std::string &p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;
-}
-
-std::string expect_error(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const TuningLogError &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a TuningLogError";
-  return "";
 }
 
 std::string quick_check(const std::string &path) {
@@ -87,17 +76,17 @@ bool cannot_write_in(const std::string &dir) {
 
 TEST(ReadOnlyTest, MissingFileIsRefusedAndNotCreated) {
   std::string path = make_temp_dir() + "/missing.db";
-  std::string what = expect_error([&] { TuningLog::open_read_only(path); });
+  std::string what = testing::tuning_log_error([&] { TuningLog::open_read_only(path); });
   EXPECT_NE(what.find("tuning log '" + path + "': no such tuning log"), std::string::npos) << what;
   EXPECT_FALSE(exists(path));
 }
 
 TEST(ReadOnlyTest, DirectoryAndEmptyFileAreNotLogs) {
   std::string dir = make_temp_dir();
-  EXPECT_NE(expect_error([&] { TuningLog::open_read_only(dir); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(testing::tuning_log_error([&] { TuningLog::open_read_only(dir); }).find("is a directory"), std::string::npos);
   std::string empty = dir + "/empty.db";
   std::ofstream(empty).close();
-  EXPECT_NE(expect_error([&] { TuningLog::open_read_only(empty); }).find("not a tuning log"), std::string::npos);
+  EXPECT_NE(testing::tuning_log_error([&] { TuningLog::open_read_only(empty); }).find("not a tuning log"), std::string::npos);
   EXPECT_EQ(read_file_bytes(empty), "");
 }
 
@@ -112,7 +101,7 @@ TEST(ReadOnlyTest, ReadsAndRefusesWrites) {
   EXPECT_TRUE(ro.read_only());
   EXPECT_EQ(ro.count_all_records(), 1);
   EXPECT_EQ(ro.best("w", "t").size(), 1u);
-  std::string what = expect_error([&] { ro.add_record(record("w", "t", 2.0, 1)); });
+  std::string what = testing::tuning_log_error([&] { ro.add_record(record("w", "t", 2.0, 1)); });
   EXPECT_NE(what.find(path), std::string::npos) << what;
   EXPECT_NE(what.find("read-only"), std::string::npos) << what;
   EXPECT_EQ(read_file_bytes(path), before);
@@ -172,7 +161,7 @@ TEST(IntegrityTest, DamagedLogIsRefusedBeforeWritingAndLeftUnchanged) {
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
   ASSERT_NE(quick_check(path), "ok") << "the damage did not make quick_check fail";
 
-  std::string what = expect_error([&] { TuningLog::open(path); });
+  std::string what = testing::tuning_log_error([&] { TuningLog::open(path); });
   EXPECT_NE(what.find("tuning log '" + path + "'"), std::string::npos) << what;
   EXPECT_NE(what.find("quick_check"), std::string::npos) << what;
   EXPECT_NE(what.find("refusing to write"), std::string::npos) << what;

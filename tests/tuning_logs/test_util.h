@@ -7,8 +7,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/errors.h"
 
 #include "tuning_logs/database.h"
 
@@ -29,6 +34,17 @@ inline std::string read_file_bytes(const std::string &path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/** The message of the TuningLogError that f() raises; a test failure when it raises none. */
+inline std::string tuning_log_error(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const TuningLogError &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a TuningLogError";
+  return "";
 }
 
 inline TargetInfo cpu_target(int threads = 8,
