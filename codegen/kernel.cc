@@ -41,14 +41,22 @@ std::vector<int> halide_sizes(const Shape &shape) {
   return sizes;
 }
 
-Halide::Buffer<> wrap(const NDArray &a) {
-  return Halide::Buffer<>(codegen::halide_type(a.dtype()), const_cast<void *>(a.raw()), halide_sizes(a.shape()));
+Halide::Buffer<> wrap(const BufferView &a) {
+  return Halide::Buffer<>(codegen::halide_type(a.dtype), a.data, halide_sizes(a.shape));
 }
 
-// Points the pipeline's input parameters at the NDArrays. For a GPU target the
+BufferView view_of(const NDArray &a) { return {const_cast<void *>(a.raw()), a.shape(), a.dtype()}; }
+
+std::vector<BufferView> views_of(const std::vector<NDArray> &arrays) {
+  std::vector<BufferView> views;
+  for (const auto &a : arrays) views.push_back(view_of(a));
+  return views;
+}
+
+// Points the pipeline's input parameters at the buffers. For a GPU target the
 // host side is marked newer: Halide copies an input to the device only then,
 // and unmarked, a GPU kernel reads uninitialised device memory.
-void bind_inputs(codegen::LoweredPipeline &lp, const std::vector<NDArray> &inputs, bool gpu) {
+void bind_inputs(codegen::LoweredPipeline &lp, const std::vector<BufferView> &inputs, bool gpu) {
   for (size_t i = 0; i < inputs.size(); i++) {
     Halide::Buffer<> in = wrap(inputs[i]);
     if (gpu) in.set_host_dirty();
@@ -160,19 +168,20 @@ std::vector<NDArray> Kernel::run(const std::vector<NDArray> &inputs) const {
   return outs;
 }
 
-bool Kernel::check_call(const std::vector<NDArray> &inputs, const std::vector<NDArray> &outputs) const {
+bool Kernel::check_call(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs) const {
+  auto check = [](const char *role, const Tensor &want, const BufferView &got) {
+    if (got.shape != want.shape() || got.dtype != want.dtype())
+      throw RuntimeError(std::string(role) + " '" + want.name() + "' expects " + want.dtype().str() + "[" +
+                         shape_str(want.shape()) + "], got " + got.dtype.str() + "[" + shape_str(got.shape) + "]");
+    if (!got.data) throw RuntimeError(std::string(role) + " '" + want.name() + "' has no data (null pointer)");
+  };
   const auto &ins = impl_->inputs;
   if (inputs.size() != ins.size())
     throw RuntimeError("kernel takes " + std::to_string(ins.size()) + " inputs, got " + std::to_string(inputs.size()));
-  for (size_t i = 0; i < ins.size(); i++)
-    if (inputs[i].shape() != ins[i].shape() || inputs[i].dtype() != ins[i].dtype())
-      throw RuntimeError("input '" + ins[i].name() + "' expects " + ins[i].dtype().str() + "[" + shape_str(ins[i].shape()) +
-                         "], got " + inputs[i].dtype().str() + "[" + shape_str(inputs[i].shape()) + "]");
+  for (size_t i = 0; i < ins.size(); i++) check("input", ins[i], inputs[i]);
   const auto &outs = impl_->outputs;
   if (outputs.size() != outs.size()) throw RuntimeError("kernel has " + std::to_string(outs.size()) + " outputs");
-  for (size_t i = 0; i < outs.size(); i++)
-    if (outputs[i].shape() != outs[i].shape() || outputs[i].dtype() != outs[i].dtype())
-      throw RuntimeError("output '" + outs[i].name() + "' expects " + outs[i].dtype().str() + "[" + shape_str(outs[i].shape()) + "]");
+  for (size_t i = 0; i < outs.size(); i++) check("output", outs[i], outputs[i]);
   const bool gpu = impl_->target.has_gpu_feature();
   std::string why;
   if (gpu && impl_->target.has_feature(Halide::Target::CUDA) && !cuda_device_available(&why))
@@ -181,6 +190,10 @@ bool Kernel::check_call(const std::vector<NDArray> &inputs, const std::vector<ND
 }
 
 void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const {
+  run_views(views_of(inputs), views_of(outputs));
+}
+
+void Kernel::run_views(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs) const {
   const bool gpu = check_call(inputs, outputs);
   std::lock_guard<std::mutex> lock(g_run_mutex);
   g_kernel_ran = true;
@@ -199,19 +212,24 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
 }
 
 double Kernel::median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup, int repeat) const {
+  return median_ms_views(views_of(inputs), views_of(outputs), warmup, repeat);
+}
+
+double Kernel::median_ms_views(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs, int warmup,
+                               int repeat) const {
   if (impl_->target.has_gpu_feature()) return gpu_median_ms(inputs, outputs, warmup, repeat);
-  for (int i = 0; i < warmup; i++) run(inputs, outputs);
+  for (int i = 0; i < warmup; i++) run_views(inputs, outputs);
   std::vector<double> ms;
   for (int i = 0; i < std::max(1, repeat); i++) {
     auto t0 = std::chrono::steady_clock::now();
-    run(inputs, outputs);
+    run_views(inputs, outputs);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return ms[ms.size() / 2];
 }
 
-double Kernel::gpu_median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup,
+double Kernel::gpu_median_ms(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs, int warmup,
                              int repeat) const {
   check_call(inputs, outputs);
   std::lock_guard<std::mutex> lock(g_run_mutex);

@@ -70,6 +70,18 @@ struct BuildOptions {
  */
 void warm_up_jit(const Target &target = Target{}, const BuildOptions &options = BuildOptions{});
 
+/**
+ * A dense, row-major host buffer the caller owns and the kernel borrows for
+ * one call (how the Python bindings run on NumPy arrays without copying).
+ * data holds the product of shape's extents elements of dtype, aligned to the
+ * element size, and stays valid until the call returns.
+ */
+struct BufferView {
+  void *data = nullptr;
+  Shape shape;
+  DType dtype;
+};
+
 class Kernel {
  public:
   /**
@@ -85,6 +97,16 @@ class Kernel {
   std::vector<NDArray> run(const std::vector<NDArray> &inputs) const;
   /** Runs into preallocated outputs (Schedule::outputs() order, exact shapes). */
   void run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const;
+
+  /**
+   * Runs on borrowed buffers, in place: inputs in Schedule::inputs() order,
+   * outputs in Schedule::outputs() order. Raises RuntimeError naming the
+   * tensor for a buffer of the wrong count, shape or dtype, or a null data.
+   */
+  void run_views(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs) const;
+  /** median_ms (below) on borrowed buffers. */
+  double median_ms_views(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs, int warmup = 1,
+                         int repeat = 10) const;
 
   /**
    * Median wall time in ms of `repeat` runs into outputs after `warmup` runs
@@ -108,9 +130,10 @@ class Kernel {
 
  private:
   explicit Kernel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
-  double gpu_median_ms(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs, int warmup, int repeat) const;
+  double gpu_median_ms(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs, int warmup,
+                       int repeat) const;
   // Raises RuntimeError for buffers of the wrong count, shape or dtype, or a CUDA kernel without a GPU; true for a GPU target.
-  bool check_call(const std::vector<NDArray> &inputs, const std::vector<NDArray> &outputs) const;
+  bool check_call(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs) const;
   std::shared_ptr<Impl> impl_;
 };
 
