@@ -51,7 +51,7 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     int width = inner_ext >= 4 * vector_width ? 2 * vector_width : vector_width;
     int64_t max_tasks = kTasksPerThread * std::max(1, threads);
     try {
-      if (inner_ext >= 2 * vector_width) {
+      if (inner_ext > vector_width) {
         auto [wo, wi] = s.split(nm, inner, width, TailStrategy::GuardWithIf);
         if (!red.empty()) {
           std::vector<std::string> order(sp.begin(), sp.end() - 1);
@@ -64,6 +64,10 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
         }
         s.vectorize(nm, wi);
       }
+      bool window = !red.empty();
+      for (const auto &iv : st0.reduce_axes) window &= iv.extent <= kWholeWindow;
+      if (window)
+        for (const auto &r : red) s.unroll(nm, r);
     } catch (const ScheduleError &) {
     }
     try {

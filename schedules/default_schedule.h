@@ -6,11 +6,14 @@
 // remaining stage is computed at root with its outer spatial axes fused and
 // run in parallel (at most 16 tasks per thread, see
 // schedule/parallel_grain.h) and its innermost spatial axis split by
-// `vector_width` (by 2 * vector_width when that axis is at least
+// `vector_width` when it is longer than that (by 2 * vector_width when at least
 // 4 * vector_width long) and vectorized (reduce axes moved outside the
-// vector lanes).
+// vector lanes). A reduction over a small window (every reduce axis at most
+// kWholeWindow long, a 3x3 max pool) has its reduce axes unrolled, so that
+// its accumulator stays in a register instead of a load and a store per tap.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "schedule/schedule.h"
@@ -18,6 +21,9 @@
 
 namespace tetune {
 namespace schedules {
+
+/** A reduce axis this short (a kernel or pooling window) is unrolled whole. */
+constexpr int64_t kWholeWindow = 7;
 
 Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_width = 8, int threads = 1);
 

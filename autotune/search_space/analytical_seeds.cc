@@ -46,8 +46,6 @@ namespace {
 
 constexpr int64_t kReduceUnroll = 4;
 constexpr int64_t kParGrain = 16;
-/** A reduce axis this short (a kernel window) is unrolled whole inside the register block. */
-constexpr int64_t kWholeReduce = 7;
 
 // The tiles of one GEMM-like stage of a sketch: rows, columns (vector), one reduce axis.
 struct GemmTiles {
@@ -126,6 +124,7 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".par_grain")) v = largest_upto(ch, kParGrain);
     else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = ch.values.back();
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
+    else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc")) v = read_by_tiled(g, s, ch.stage) ? 1 : ch.values.front();
     c.params[ch.name] = v;
   }
@@ -164,7 +163,7 @@ int64_t divisor_upto(int64_t e, int64_t cap) {
 // is longer than a kernel window: puts up to kWeightChannels of its output
 // channels in the register block (a divisor of their extent) and returns how
 // many; 1 otherwise (depthwise convs, batched matmuls, where no load is shared).
-constexpr int64_t kWeightChannels = 4;
+constexpr int64_t kWeightChannels = 8;
 int64_t reduce_extent(const StageInfo &st) {
   int64_t reduce = 1;
   for (const auto &r : st.reduce_axes) reduce *= r.extent;
@@ -173,7 +172,7 @@ int64_t reduce_extent(const StageInfo &st) {
 
 int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
   const ss::ChannelVector w = ss::weight_input(st);
-  if (!w.found() || reduce_extent(st) <= kWholeReduce * kWholeReduce) return 1;
+  if (!w.found() || reduce_extent(st) <= ss::kWholeWindow * ss::kWholeWindow) return 1;
   for (const auto &t : s.tiles)
     if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[w.axis] && &t != rows) {
       const int64_t n = divisor_upto(t.extent, kWeightChannels);
@@ -197,7 +196,7 @@ bool builds(const SearchSpace &space, const Candidate &c) {
 void set_reduce_tiles(const Sketch &s, const std::string &S, Candidate &c, int64_t long_unroll) {
   for (const auto &t : s.tiles)
     if (t.stage == S && t.levels == 2)
-      ss::set_tile(c, t, {t.extent <= kWholeReduce ? t.extent : (t.extent % long_unroll == 0 ? long_unroll : 1)});
+      ss::set_tile(c, t, {t.extent <= ss::kWholeWindow ? t.extent : (t.extent % long_unroll == 0 ? long_unroll : 1)});
 }
 
 // A direct-convolution register block: `vectors` AVX-512 vectors of output

@@ -9,7 +9,9 @@
 //   "S.vec"      vector width (1 = none): a divisor of the last extent or a power of two <= 16
 //   "S.parallel" number of outer spatial loops fused into the parallel loop (0 = serial)
 //   "S.par_grain" parallel tasks per thread (rule_parallel_vectorize_unroll.cc)
-//   "S.unroll"   inner split of the innermost reduce axis that is unrolled (1 = none)
+//   "S.unroll"   inner split of the innermost reduce axis that is unrolled (1 = none);
+//                its extent (when not a power of two) unrolls a window of at most
+//                kWholeWindow^2 taps whole, every reduce axis
 //   "S.loc", "S.at" compute location of a non-output stage (rule_inline.cc)
 #include <algorithm>
 
@@ -65,9 +67,17 @@ void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
   }
   if (st.is_reduction() && st.reduce_axes.back().extent > 1) {
     ChoiceSpec c{p.stage, p.stage + ".unroll", {}, {}};
-    for (int64_t u = 1; u <= 16 && u <= st.reduce_axes.back().extent; u *= 2) c.values.push_back(u);
+    const int64_t R = st.reduce_axes.back().extent;
+    for (int64_t u = 1; u <= 16 && u <= R; u *= 2) c.values.push_back(u);
+    if (R <= kWholeWindow && (R & (R - 1)) != 0) c.values.push_back(R);  // the whole window
     s.choices.push_back(c);
   }
+}
+
+int64_t window(const StageInfo &st) {
+  int64_t w = 1;
+  for (const auto &r : st.reduce_axes) w *= r.extent;
+  return w;
 }
 
 void instantiate_simple(Inst &in, const StagePlan &p) {
@@ -102,9 +112,14 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
     }
   }
   for (const auto &r : st.reduce_axes) red.push_back(r.var.name());
+  std::vector<std::string> whole;  // reduce axes unrolled whole (a pooling window)
   if (!red.empty()) {
     int64_t R = st.reduce_axes.back().extent, u = in.param(S + ".unroll", 1);
-    if (u >= 2 && u <= R && u <= 64) {
+    if (u == R && R <= kWholeWindow && window(st) <= kWholeWindow * kWholeWindow) {
+      // The whole window unrolled: the accumulator stays in a register
+      // instead of a load and store per tap (a 3x3 max pool).
+      whole = red;
+    } else if (u >= 2 && u <= R && u <= 64) {
       auto [ro, ri] = in.split(S, red.back(), u, tail_for(R, u, false));
       red.back() = ro;
       red.push_back(ri);
@@ -120,6 +135,7 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
   if (!at && !sp.empty()) fuse_parallel(in, S, sp, static_cast<int>(in.param(S + ".parallel", 1)));
   if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
   if (!unr.empty()) in.sch.unroll(S, unr);
+  for (const auto &r : whole) in.sch.unroll(S, r);
   if (!sp.empty()) {
     pl.attach_points.push_back(sp.front());
     if (sp.back() != sp.front()) pl.attach_points.push_back(sp.back());

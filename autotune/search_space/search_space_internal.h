@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "autotune/search_space/search_space.h"
+#include "schedules/default_schedule.h"
 #include "schedule/schedule.h"
 
 namespace tetune {
@@ -243,6 +244,7 @@ bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l);
 bool reshape_block(const TileSpec &ta, std::vector<int64_t> &la, const TileSpec &tb, std::vector<int64_t> &lb,
                    std::mt19937_64 &rng);
 constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
+using schedules::kWholeWindow;  // a reduce axis this short is unrolled whole
 /** The choice that vectorizes a tiled stage along its input's channel axis (0/1; see channel_vector_input). */
 inline std::string vec_channel_param(const std::string &stage) { return stage + ".vec_channel"; }
 /**

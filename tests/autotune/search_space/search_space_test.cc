@@ -606,13 +606,13 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
 }
 
 // A 1x1 conv of 24 output channels (not a whole number of vectors) and a
-// reduction longer than a kernel window: its spatial-vector seed holds 4 of
+// reduction longer than a kernel window: its spatial-vector seed holds 8 of
 // the output channels in registers, each input load shared by them.
 TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
   Checker ch(make_task("conv", conv_bias_relu(1, 72, 9, 11, 24, 1, 1, 0)));
   std::vector<Candidate> seeds = ch.space.seeds();
   ASSERT_FALSE(seeds.empty());
-  EXPECT_EQ(seeds.front().params.at("conv.tile.k.3"), 4) << seeds.front().key();
+  EXPECT_EQ(seeds.front().params.at("conv.tile.k.3"), 8) << seeds.front().key();
   for (const Candidate &c : seeds) ch.check(c, "seed");
 }
 
