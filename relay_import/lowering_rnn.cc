@@ -3,12 +3,14 @@
 // Per direction d the expansion builds
 //   XW = MatMul(X, W[d]^T) + (Wb[d] + Rb[d])      one GEMM over all steps
 //   for each step t (reverse: last to first):
-//     H_t (, C_t) = tetune.<Op>Cell(XW[t], H_{t-1} (, C_{t-1}), R[d] (, P[d] | Rb_h[d]))
+//     H_t (, C_t) = tetune.<Op>Cell(XW[t], H_{t-1} (, C_{t-1}), R[d]^T (, P[d] | Rb_h[d]))
 // and stacks the H_t into Y, the last states into Y_h / Y_c. Each cell node
 // lowers to one TE DAG (the recurrence product plus the gate arithmetic, see
 // te/ops/rnn.h) over same-shaped inputs, so the cells of every step and layer
 // with equal batch, hidden size and activations share one workload key: one
-// kernel, tuned once. Weight slicing folds away when the weights are constant.
+// kernel, tuned once. Weight slicing and R's transposition (the cells read
+// gate vectors as contiguous rows of R^T, te/ops/rnn.h) fold away when the
+// weights are constant.
 // Source: ONNX operator spec, sections RNN, LSTM, GRU (opsets 7..22).
 #include <cctype>
 #include <cmath>
@@ -177,7 +179,7 @@ void expand_recurrent(Expander &e) {
       for (int64_t k = 0; k < H; k++) z.set(k, 0);
       rb_h = e.constant(z, "rb_h");
     }
-    int rd = e.take(r, d, 0);
+    int rd = e.emit1("Transpose", {e.take(r, d, 0)}, {{"perm", Attr::of_ints({1, 0})}});
     int pd = p >= 0 ? e.take(p, d, 0) : -1;
     int h = h0 >= 0 ? e.take(h0, d, layout ? 1 : 0) : e.constant(zeros, "h0");
     int c = lstm ? (c0 >= 0 ? e.take(c0, d, layout ? 1 : 0) : e.constant(zeros, "c0")) : -1;

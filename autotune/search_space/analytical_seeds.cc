@@ -182,6 +182,16 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
   return 1;
 }
 
+// Vectors of columns side by side in a spatial-vector block of `others`
+// accumulators per column vector: up to 4 where the block would otherwise hold
+// few (a GEMV, one batch row: an LSTM cell's recurrence), so that several
+// accumulator chains are in flight; columns must divide into them.
+int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
+  int64_t n = 1;
+  while (width == ss::kMaxVector && n < 4 && others * n * 2 <= 8 && extent % (width * n * 2) == 0) n *= 2;
+  return n;
+}
+
 bool builds(const SearchSpace &space, const Candidate &c) {
   if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
   try {
@@ -314,11 +324,12 @@ std::vector<Candidate> SearchSpace::seeds() const {
         for (const auto &t : s.tiles)
           if (t.stage == S && t.levels == 4) ss::set_tile(c, t, {1, 1, 1});
         const int64_t width = vector_width(cols->extent, ss::kMaxVector);
-        ss::set_tile(c, *cols, {1, 1, width});
         // A conv's output channels share each input load (a 1x1 conv of 24
         // or 40 channels): a few of them in registers, as the GEMM's rows.
         const int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
-        if (rows) ss::set_tile(c, *rows, {1, 1, divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans))});
+        const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans)) : 1;
+        if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
+        ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
         set_reduce_tiles(s, S, c, kReduceUnroll);
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
         if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;

@@ -26,17 +26,17 @@ Expr clipped(const Expr &x, double clip) {
   return clamp(x, fimm(-clip, x.dtype()), fimm(clip, x.dtype()));
 }
 
-// g[b, j] = sum_k h[b, k] r[row0 + j, k] for j < rows: the recurrence product of a gate block.
-Tensor recurrence(const Tensor &h, const Tensor &r, int64_t row0, int64_t rows, const std::string &name) {
+// g[b, j] = sum_k h[b, k] rt[k, col0 + j] for j < cols: the recurrence product of a gate block.
+Tensor recurrence(const Tensor &h, const Tensor &rt, int64_t col0, int64_t cols, const std::string &name) {
   int64_t B = h.shape()[0], H = h.shape()[1];
   Tensor t = compute(
-      {B, rows},
+      {B, cols},
       [&](const std::vector<Var> &i) {
         IterVar k = reduce_axis(H, "k");
-        return tetune::sum(h(i[0], k) * r(Expr(i[1]) + Expr(row0), k), {k});
+        return tetune::sum(h(i[0], k) * rt(k, Expr(i[1]) + Expr(col0)), {k});
       },
       name, "", {"i", "j"});
-  return annotate(t, "matmul", {{"op", "RnnRecurrence"}, {"trans_a", "0"}, {"trans_b", "1"}});
+  return annotate(t, "matmul", {{"op", "RnnRecurrence"}, {"trans_a", "0"}, {"trans_b", "0"}});
 }
 
 // Shape / dtype checks shared by the cells; returns H.
@@ -51,9 +51,9 @@ int64_t check_cell(const std::string &op, const Tensor &xw, const Tensor &h, con
   if (xw.shape() != Shape{B, gates * H})
     throw ShapeError(op + ": xw '" + xw.name() + "' has shape " + shape_str(xw.shape()) + ", expected " +
                      shape_str(Shape{B, gates * H}) + " (batch, gates * hidden)");
-  if (r.shape() != Shape{gates * H, H})
-    throw ShapeError(op + ": r '" + r.name() + "' has shape " + shape_str(r.shape()) + ", expected " +
-                     shape_str(Shape{gates * H, H}));
+  if (r.shape() != Shape{H, gates * H})
+    throw ShapeError(op + ": rt '" + r.name() + "' has shape " + shape_str(r.shape()) + ", expected " +
+                     shape_str(Shape{H, gates * H}) + " (hidden, gates * hidden: ONNX's R transposed)");
   return H;
 }
 

@@ -8,8 +8,11 @@
 // tuned kernel.
 //
 // Common shapes: B batch, H hidden size, G gates (1 RNN, 4 LSTM, 3 GRU);
-// xw [B, G*H], h (previous hidden state) [B, H], r (recurrence weights of one
-// direction, ONNX layout) [G*H, H]. All tensors share one float dtype.
+// xw [B, G*H], h (previous hidden state) [B, H], rt (recurrence weights of
+// one direction, transposed from ONNX's [G*H, H]) [H, G*H]: the gate vectors
+// of h rt are contiguous rows of rt, where ONNX's layout would make each
+// vector a gather of stride H (the importer transposes the constant R once).
+// All tensors share one float dtype.
 // Errors: ShapeError for mismatched shapes, DTypeError for non-float or mixed
 // dtypes, AttributeError for an unknown activation.
 // Source: ONNX operator spec, sections RNN, LSTM, GRU (opsets 7..22).
@@ -43,33 +46,33 @@ RnnActivation rnn_activation(const std::string &name, bool has_alpha = false, do
 Expr apply_rnn_activation(const RnnActivation &f, const Expr &x);
 
 /**
- * RNN step: H_t = f(clip(xw + h r^T)). `clip` <= 0 or infinite: no clipping,
+ * RNN step: H_t = f(clip(xw + h rt)). `clip` <= 0 or infinite: no clipping,
  * otherwise gate inputs are clamped to [-clip, clip]. Returns [B, H].
  */
-Tensor rnn_cell(const Tensor &xw, const Tensor &h, const Tensor &r, const RnnActivation &f, double clip,
+Tensor rnn_cell(const Tensor &xw, const Tensor &h, const Tensor &rt, const RnnActivation &f, double clip,
                 const std::string &name = "rnn_cell");
 
 /**
- * LSTM step, gates in ONNX order i, o, f, c: with g = xw + h r^T ([B, 4H]),
+ * LSTM step, gates in ONNX order i, o, f, c: with g = xw + h rt ([B, 4H]),
  *   i = f(g_i + P_i C_{t-1}), f = f(g_f + P_f C_{t-1}), c~ = g(g_c),
  *   C_t = f C_{t-1} + i c~, o = f(g_o + P_o C_t), H_t = o h(C_t).
  * c is the previous cell state [B, H]; p the peepholes [3H] in order i, o, f,
  * or undefined for none. acts = {f, g, h}. Returns {H_t, C_t}, both [B, H].
  */
-std::vector<Tensor> lstm_cell(const Tensor &xw, const Tensor &h, const Tensor &c, const Tensor &r, const Tensor &p,
+std::vector<Tensor> lstm_cell(const Tensor &xw, const Tensor &h, const Tensor &c, const Tensor &rt, const Tensor &p,
                               const std::vector<RnnActivation> &acts, double clip, const std::string &name = "lstm_cell");
 
 /**
  * GRU step, gates in ONNX order z, r, h: with xw = X W^T + Wb (+ Rb_z, Rb_r,
  * and Rb_h when linear_before_reset is false),
- *   z = f(xw_z + h R_z^T), r = f(xw_r + h R_r^T),
- *   h~ = g(xw_h + (r . h) R_h^T)               (linear_before_reset false)
- *   h~ = g(xw_h + r . (h R_h^T + Rb_h))         (linear_before_reset true),
+ *   z = f(xw_z + h rt_z), r = f(xw_r + h rt_r),
+ *   h~ = g(xw_h + (r . h) rt_h)               (linear_before_reset false)
+ *   h~ = g(xw_h + r . (h rt_h + Rb_h))         (linear_before_reset true),
  *   H_t = (1 - z) h~ + z h.
  * rb_h [H] is required exactly when linear_before_reset. acts = {f, g}.
  * Returns [B, H].
  */
-Tensor gru_cell(const Tensor &xw, const Tensor &h, const Tensor &r, const Tensor &rb_h, const std::vector<RnnActivation> &acts,
+Tensor gru_cell(const Tensor &xw, const Tensor &h, const Tensor &rt, const Tensor &rb_h, const std::vector<RnnActivation> &acts,
                 double clip, bool linear_before_reset, const std::string &name = "gru_cell");
 
 }  // namespace ops

@@ -21,7 +21,7 @@ std::vector<double> gates_ref(const V &xw, const V &h, const V &r, int64_t B, in
   for (int64_t b = 0; b < B; b++)
     for (int64_t j = 0; j < G * H; j++) {
       double s = xw[b * G * H + j];
-      for (int64_t k = 0; k < H; k++) s += double(h[b * H + k]) * r[j * H + k];
+      for (int64_t k = 0; k < H; k++) s += double(h[b * H + k]) * r[k * G * H + j];
       g[b * G * H + j] = s;
     }
   return g;
@@ -30,7 +30,7 @@ std::vector<double> gates_ref(const V &xw, const V &h, const V &r, int64_t B, in
 TEST(RnnCell, TanhAndClip) {
   const int64_t B = 3, H = 5;
   for (double clip : {0.0, 0.7}) {
-    Tensor XW = placeholder({B, H}, float32(), "xw"), Hp = placeholder({B, H}, float32(), "h"), R = placeholder({H, H}, float32(), "r");
+    Tensor XW = placeholder({B, H}, float32(), "xw"), Hp = placeholder({B, H}, float32(), "h"), R = placeholder({H, H}, float32(), "rt");
     Tensor y = ops::rnn_cell(XW, Hp, R, ops::rnn_activation("Tanh"), clip);
     NDArray xw = test::random({B, H}, float32(), 1, -2, 2), h = test::random({B, H}, float32(), 2), r = test::random({H, H}, float32(), 3);
     auto out = evaluate({y}, {XW, Hp, R}, {xw, h, r});
@@ -46,12 +46,12 @@ TEST(LstmCell, GatesPeepholesAndState) {
   for (bool peep : {false, true}) {
     SCOPED_TRACE(peep ? "peepholes" : "no peepholes");
     Tensor XW = placeholder({B, 4 * H}, float32(), "xw"), Hp = placeholder({B, H}, float32(), "h"),
-           Cp = placeholder({B, H}, float32(), "c"), R = placeholder({4 * H, H}, float32(), "r"),
+           Cp = placeholder({B, H}, float32(), "c"), R = placeholder({H, 4 * H}, float32(), "rt"),
            P = placeholder({3 * H}, float32(), "p");
     std::vector<ops::RnnActivation> acts = {ops::rnn_activation("Sigmoid"), ops::rnn_activation("Tanh"), ops::rnn_activation("Tanh")};
     auto hc = ops::lstm_cell(XW, Hp, Cp, R, peep ? P : Tensor(), acts, 0);
     NDArray xw = test::random({B, 4 * H}, float32(), 4, -2, 2), h = test::random({B, H}, float32(), 5),
-            c = test::random({B, H}, float32(), 6, -3, 3), r = test::random({4 * H, H}, float32(), 7),
+            c = test::random({B, H}, float32(), 6, -3, 3), r = test::random({H, 4 * H}, float32(), 7),
             p = test::random({3 * H}, float32(), 8);
     std::vector<Tensor> ins = {XW, Hp, Cp, R};
     std::vector<NDArray> data = {xw, h, c, r};
@@ -80,11 +80,11 @@ TEST(GruCell, LinearBeforeResetBothWays) {
   for (bool lbr : {false, true}) {
     SCOPED_TRACE(lbr ? "linear_before_reset" : "reset before linear");
     Tensor XW = placeholder({B, 3 * H}, float32(), "xw"), Hp = placeholder({B, H}, float32(), "h"),
-           R = placeholder({3 * H, H}, float32(), "r"), RB = placeholder({H}, float32(), "rbh");
+           R = placeholder({H, 3 * H}, float32(), "rt"), RB = placeholder({H}, float32(), "rbh");
     std::vector<ops::RnnActivation> acts = {ops::rnn_activation("Sigmoid"), ops::rnn_activation("Tanh")};
     Tensor y = ops::gru_cell(XW, Hp, R, lbr ? RB : Tensor(), acts, 0, lbr);
     NDArray xw = test::random({B, 3 * H}, float32(), 9, -2, 2), h = test::random({B, H}, float32(), 10),
-            r = test::random({3 * H, H}, float32(), 11), rb = test::random({H}, float32(), 12);
+            r = test::random({H, 3 * H}, float32(), 11), rb = test::random({H}, float32(), 12);
     std::vector<Tensor> ins = {XW, Hp, R};
     std::vector<NDArray> data = {xw, h, r};
     if (lbr) ins.push_back(RB), data.push_back(rb);
@@ -95,8 +95,8 @@ TEST(GruCell, LinearBeforeResetBothWays) {
       for (int64_t j = 0; j < H; j++) {
         double sz = vx[b * 3 * H + j], sr = vx[b * 3 * H + H + j];
         for (int64_t k = 0; k < H; k++) {
-          sz += double(vh[b * H + k]) * vr[j * H + k];
-          sr += double(vh[b * H + k]) * vr[(H + j) * H + k];
+          sz += double(vh[b * H + k]) * vr[k * 3 * H + j];
+          sr += double(vh[b * H + k]) * vr[k * 3 * H + H + j];
         }
         z[j] = sig(sz);
         rr[j] = sig(sr);
@@ -105,10 +105,10 @@ TEST(GruCell, LinearBeforeResetBothWays) {
         double pre = vx[b * 3 * H + 2 * H + j];
         if (lbr) {
           double lin = vrb[j];
-          for (int64_t k = 0; k < H; k++) lin += double(vh[b * H + k]) * vr[(2 * H + j) * H + k];
+          for (int64_t k = 0; k < H; k++) lin += double(vh[b * H + k]) * vr[k * 3 * H + 2 * H + j];
           pre += rr[j] * lin;
         } else {
-          for (int64_t k = 0; k < H; k++) pre += rr[k] * vh[b * H + k] * vr[(2 * H + j) * H + k];
+          for (int64_t k = 0; k < H; k++) pre += rr[k] * vh[b * H + k] * vr[k * 3 * H + 2 * H + j];
         }
         ref.push_back(static_cast<float>((1 - z[j]) * std::tanh(pre) + z[j] * vh[b * H + j]));
       }

@@ -616,6 +616,17 @@ TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
   for (const Candidate &c : seeds) ch.check(c, "seed");
 }
 
+// A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
+// model, its spatial-vector seed puts 4 vectors of columns side by side, four
+// accumulator chains in flight instead of one.
+TEST(SearchSpace, GemvSeedHoldsSeveralColumnVectors) {
+  Checker ch(make_task("gemv", gemm(1, 256, 96)));
+  std::vector<Candidate> seeds = ch.space.seeds();
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(seeds.front().params.at("C.tile.j.3"), 64) << seeds.front().key();
+  for (const Candidate &c : seeds) ch.check(c, "seed");
+}
+
 // SiLU after a depthwise conv (x * sigmoid(x)): the sigmoid, not strictly
 // inlineable for its exp, is inlined into the fused epilogue, so the conv is
 // computed at the epilogue's tiles instead of at root.
