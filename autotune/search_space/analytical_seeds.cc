@@ -159,10 +159,10 @@ int64_t divisor_upto(int64_t e, int64_t cap) {
   return 1;
 }
 
-// Spatial-vector seed of a stage with a weight (weight_input) whose reduction
-// is longer than a kernel window: puts up to kWeightChannels of its output
-// channels in the register block (a divisor of their extent) and returns how
-// many; 1 otherwise (depthwise convs, batched matmuls, where no load is shared).
+// Spatial-vector seed of a stage with a weight (weight_input): puts up to
+// kWeightChannels of its output channels in the register block (a divisor of
+// their extent) and returns how many; 1 otherwise (depthwise convs, batched
+// matmuls, where no load is shared).
 constexpr int64_t kWeightChannels = 8;
 int64_t reduce_extent(const StageInfo &st) {
   int64_t reduce = 1;
@@ -172,7 +172,7 @@ int64_t reduce_extent(const StageInfo &st) {
 
 int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
   const ss::ChannelVector w = ss::weight_input(st);
-  if (!w.found() || reduce_extent(st) <= ss::kWholeWindow * ss::kWholeWindow) return 1;
+  if (!w.found()) return 1;
   for (const auto &t : s.tiles)
     if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[w.axis] && &t != rows) {
       const int64_t n = divisor_upto(t.extent, kWeightChannels);
