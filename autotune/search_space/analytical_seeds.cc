@@ -164,6 +164,8 @@ int64_t divisor_upto(int64_t e, int64_t cap) {
 // their extent) and returns how many; 1 otherwise (depthwise convs, batched
 // matmuls, where no load is shared).
 constexpr int64_t kWeightChannels = 8;
+/** A one-row product with a reduction this long streams its weight (the GEMV seed). */
+constexpr int64_t kGemvReduce = 64;
 int64_t reduce_extent(const StageInfo &st) {
   int64_t reduce = 1;
   for (const auto &r : st.reduce_axes) reduce *= r.extent;
@@ -184,8 +186,8 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
 
 // Vectors of columns side by side in a spatial-vector block of `others`
 // accumulators per column vector: up to 4 where the block would otherwise hold
-// few (a GEMV, one batch row: an LSTM cell's recurrence), so that several
-// accumulator chains are in flight; columns must divide into them.
+// few, so that several accumulator chains are in flight; columns must divide
+// into them.
 int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
   int64_t n = 1;
   while (width == ss::kMaxVector && n < 4 && others * n * 2 <= 8 && extent % (width * n * 2) == 0) n *= 2;
@@ -329,8 +331,18 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
-        ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
-        set_reduce_tiles(s, S, c, kReduceUnroll);
+        const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
+        if (row_block * chans == 1 && width == ss::kMaxVector && reduce_extent(impl_->graph.stage(S)) >= kGemvReduce &&
+            cols->extent % (width * tasks) == 0) {
+          // A GEMV (one row: an LSTM cell's recurrence): the reduction
+          // outermost and a task's columns inside it, so that the weight
+          // streams row by row, contiguous, while the accumulators stay in L1.
+          ss::set_tile(c, *cols, {1, cols->extent / (width * tasks), width});
+          set_reduce_tiles(s, S, c, 1);
+        } else {
+          ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
+          set_reduce_tiles(s, S, c, kReduceUnroll);
+        }
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
         if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
         keep(c, out.size() != before ? -1 : plan.cache_write ? 2 : 1);

@@ -617,14 +617,26 @@ TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
 }
 
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
-// model, its spatial-vector seed puts 4 vectors of columns side by side, four
-// accumulator chains in flight instead of one.
-TEST(SearchSpace, GemvSeedHoldsSeveralColumnVectors) {
+// model, its spatial-vector seed puts the reduction outermost (k.1 = 1: the
+// whole of k in the outer reduce level) and a task's column vectors inside
+// it (S2), so that the weight streams row by row; a short reduction instead
+// puts 4 column vectors side by side in the register block.
+TEST(SearchSpace, GemvSeedStreamsTheWeight) {
   Checker ch(make_task("gemv", gemm(1, 256, 96)));
   std::vector<Candidate> seeds = ch.space.seeds();
   ASSERT_FALSE(seeds.empty());
-  EXPECT_EQ(seeds.front().params.at("C.tile.j.3"), 64) << seeds.front().key();
-  for (const Candidate &c : seeds) ch.check(c, "seed");
+  const Candidate &c = seeds.front();
+  EXPECT_EQ(c.params.at("C.tile.j.3"), 16) << c.key();
+  EXPECT_EQ(c.params.at("C.tile.j.1"), 1) << c.key();
+  EXPECT_EQ(c.params.at("C.tile.j.2") * 16 * std::max(1, ch.task.threads), 256) << c.key();
+  EXPECT_EQ(c.params.at("C.tile.k.1"), 1) << c.key();
+  for (const Candidate &s : seeds) ch.check(s, "seed");
+
+  Checker short_k(make_task("gemv_k32", gemm(1, 256, 32)));
+  std::vector<Candidate> ss = short_k.space.seeds();
+  ASSERT_FALSE(ss.empty());
+  EXPECT_EQ(ss.front().params.at("C.tile.j.3"), 64) << ss.front().key();
+  for (const Candidate &s : ss) short_k.check(s, "seed");
 }
 
 // SiLU after a depthwise conv (x * sigmoid(x)): the sigmoid, not strictly
