@@ -23,6 +23,14 @@ std::atomic<bool> g_kernel_ran{false};
 std::atomic<int> g_threads{0};
 std::mutex g_run_mutex;  // ImageParam bindings are per pipeline object, runs are serialised
 
+// The first run fixes the thread count: the one set, else the pool's default,
+// so that a later set_num_threads of that same count is accepted.
+void mark_kernel_ran() {
+  if (g_kernel_ran.exchange(true)) return;
+  int expected = 0;
+  g_threads.compare_exchange_strong(expected, rt::SpinPool::get().threads());
+}
+
 Halide::Target to_halide_target(const Target &t) {
   try {
     Halide::Target host(codegen::host_halide_target());
@@ -196,7 +204,7 @@ void Kernel::run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outpu
 void Kernel::run_views(const std::vector<BufferView> &inputs, const std::vector<BufferView> &outputs) const {
   const bool gpu = check_call(inputs, outputs);
   std::lock_guard<std::mutex> lock(g_run_mutex);
-  g_kernel_ran = true;
+  mark_kernel_ran();
   try {
     bind_inputs(impl_->lowered, inputs, gpu);
     std::vector<Halide::Buffer<>> bufs;
@@ -233,7 +241,7 @@ double Kernel::gpu_median_ms(const std::vector<BufferView> &inputs, const std::v
                              int repeat) const {
   check_call(inputs, outputs);
   std::lock_guard<std::mutex> lock(g_run_mutex);
-  g_kernel_ran = true;
+  mark_kernel_ran();
   std::vector<double> ms;
   try {
     bind_inputs(impl_->lowered, inputs, true);  // copied once, by the first run below; later runs find them there

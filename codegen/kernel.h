@@ -33,7 +33,8 @@ struct Target {
 /**
  * Sets the number of worker threads used by JIT kernels in this process.
  * Halide reads it once, so it must be called before the first kernel runs;
- * a later call with a different count raises RuntimeError.
+ * a later call with a different count than the first run used (the one set,
+ * else the default: $HL_NUM_THREADS or the cores) raises RuntimeError.
  */
 void set_num_threads(int n);
 int num_threads();
