@@ -34,6 +34,11 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     const StageInfo &st = s.stage(nm);
     if (st.is_output || st.is_reduction() || st.kind != StageInfo::Compute) continue;
     if (has_select(st.tensor->body) && read_by_reduction(s, nm)) continue;
+    // An integer stage read by a reduction (MatMulInteger's zero-point shift)
+    // stays at root: inlined into a vectorized integer product, Halide 14
+    // rewrites (int32(a) - int32(a_zp)) into a wrong widening of uint16 sums.
+    const DType dt = st.tensor->dtype;
+    if ((dt.is_int() || dt.is_uint()) && read_by_reduction(s, nm)) continue;
     try {
       s.compute_inline(nm);
     } catch (const ScheduleError &) {

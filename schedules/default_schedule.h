@@ -2,7 +2,9 @@
 // without a search-space seed (autotune/default_schedule.h):
 // elementwise / injective intermediate stages are inlined, except a stage with
 // a select (a padding) read by a reduction: inlined there, its bounds test
-// would run once per tap of a convolution, so it is computed at root. Every
+// would run once per tap of a convolution, so it is computed at root, as is
+// an integer stage read by a reduction (a quantized matmul's zero-point
+// shift: Halide 14 miscompiles it inlined into a vectorized product). Every
 // remaining stage is computed at root with its outer spatial axes fused and
 // run in parallel (at most 16 tasks per thread, see
 // schedule/parallel_grain.h) and its innermost spatial axis split by

@@ -223,10 +223,21 @@ void finalize_result(const Task &task, MeasureResult &res) {
   }
 }
 
+namespace {
+// Measurement data: values in [-1, 1) (integers -1 and 0), except 8-bit
+// integers (quantized tensors), which span their whole range so that a wrong
+// integer product cannot pass the reference check on zeros.
+NDArray measure_input(const Tensor &t, uint64_t seed) {
+  const DType d = t.dtype();
+  if (d.bits == 8 && d.is_int()) return NDArray::random(t.shape(), d, seed, -128, 128);
+  if (d.bits == 8 && d.is_uint()) return NDArray::random(t.shape(), d, seed, 0, 256);
+  return NDArray::random(t.shape(), d, seed);
+}
+}  // namespace
+
 Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task), options_(options) {
   auto ins = task_.inputs();
-  for (size_t i = 0; i < ins.size(); i++)
-    inputs_.push_back(NDArray::random(ins[i].shape(), ins[i].dtype(), options_.seed + i));
+  for (size_t i = 0; i < ins.size(); i++) inputs_.push_back(measure_input(ins[i], options_.seed + i));
 }
 
 namespace {

@@ -37,6 +37,10 @@ bool plain_index(const Expr &e) {
 
 bool is_strictly_inlineable(const StageInfo &st) {
   if (st.is_output || st.kind != StageInfo::Compute || st.is_reduction()) return false;
+  // Integer stages get a location choice: inlined into a vectorized integer
+  // product, Halide 14 miscompiles a zero-point shift (MatMulInteger).
+  const DType dt = st.tensor->dtype;
+  if (dt.is_int() || dt.is_uint()) return false;
   bool ok = true;
   post_order_visit(st.tensor->body, [&](const Expr &n) {
     if (n->kind == ExprKind::Select) ok = false;
