@@ -15,3 +15,6 @@ if [[ ! -f "$site/tetune/_core.so" ]]; then
   exit 1
 fi
 echo "export PYTHONPATH=\"$site\${PYTHONPATH:+:\$PYTHONPATH}\""
+# Package data: the C++ lookup searches beside the running binary, which is python3 here.
+echo "export TETUNE_SHIPPED_DB=\"\${TETUNE_SHIPPED_DB-$ROOT/tuning_logs/shipped.db}\""
+echo "export TETUNE_COST_MODEL=\"\${TETUNE_COST_MODEL-$ROOT/autotune/cost_model/shipped/xgb.json}\""

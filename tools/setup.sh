@@ -54,8 +54,10 @@ APT_PACKAGES=(
   libdnnl-dev libopenblas-dev
   libstb-dev nlohmann-json3-dev
   libssl-dev
+  libopenmpi-dev openmpi-bin
   fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy python3-pytest
+  python3-matplotlib
 )
 if [[ -n "$ZOO" ]]; then
   APT_PACKAGES+=(python3-torch python3-torchvision)

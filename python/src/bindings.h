@@ -21,5 +21,9 @@ void bind_schedule(pybind11::module_ &m);
 void bind_kernel(pybind11::module_ &m);
 /** The tuning log (tuning_logs/) as the submodule `log`. */
 void bind_log(pybind11::module_ &m);
+/** Tasks, tune() and the policy / cost-model registries, Python plug-ins included, as the submodule `autotune`. */
+void bind_autotune(pybind11::module_ &m);
+/** tune_model(), compile_model() and the runtime's loaded models as the submodule `model`. */
+void bind_model(pybind11::module_ &m);
 
 }  // namespace tetune::python

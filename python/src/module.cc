@@ -10,4 +10,6 @@ PYBIND11_MODULE(_core, m) {
   tetune::python::bind_schedule(m);
   tetune::python::bind_kernel(m);
   tetune::python::bind_log(m);
+  tetune::python::bind_autotune(m);
+  tetune::python::bind_model(m);
 }

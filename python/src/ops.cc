@@ -263,10 +263,12 @@ void bind_registry(py::module_ &m) {
   m.def("registry", [] {
           py::list out;
           for (const auto &e : ops::op_registry())
-            out.append(py::dict("name"_a = e.name, "shape_help"_a = e.shape_help, "description"_a = e.description));
+            out.append(py::dict("name"_a = e.name, "shape_help"_a = e.shape_help, "description"_a = e.description,
+                                "example"_a = e.example));
           return out;
         },
-        "The named workloads of `tetune ops`: dicts {name, shape_help, description}, sorted by name.");
+        "The named workloads of `tetune ops`: dicts {name, shape_help, description, example (a --shape that "
+        "builds)}, sorted by name.");
   m.def("build_op", [](const std::string &name, const Ints &shape) {
           ops::OpWorkload w = ops::build_op(name, shape);
           return py::make_tuple(w.inputs, w.outputs);

@@ -10,7 +10,9 @@
     c = f(np.ones((64, 48), "float32"), np.ones((48, 32), "float32"))
 
 Modules: te (compute language and te.ops, the operator library), log (the
-tuning log). Every error is a TetuneError subclass carrying the C++ message.
+tuning log), autotune (tasks, tune(), Python search policies and cost
+models), model (tune, compile and run ONNX models). Every error is a
+TetuneError subclass carrying the C++ message.
 """
 from . import _core
 from ._core import (
@@ -32,9 +34,12 @@ from .schedule import Schedule
 from .kernel import Kernel, build, lower, host_target, set_num_threads, num_threads
 from . import te
 from . import log
+from . import autotune
+from . import model
 
 __all__ = [
-    "te", "log", "Schedule", "Kernel", "build", "lower", "host_target", "set_num_threads", "num_threads",
+    "te", "log", "autotune", "model",
+    "Schedule", "Kernel", "build", "lower", "host_target", "set_num_threads", "num_threads",
     "TetuneError", "ShapeError", "DTypeError", "OpAttributeError", "ScheduleError", "CodegenError",
     "KernelRuntimeError", "ParseError", "TuningLogError", "ModelImportError", "MeasureError", "UsageError",
     "ExportCheckError",
