@@ -30,3 +30,8 @@ def test_custom_policy_against_random(tmp_path):
     lines = [line for line in out.splitlines() if " best " in line]
     assert [line.split(" best ")[0].strip() for line in lines] == ["python model-guided sampling", "built-in random"]
     assert all("after 20 trials, 0 failed" in line for line in lines)
+
+
+def test_matmul_schedule_equals_numpy():
+    out = run_example("matmul_schedule.py", "--size", "67", "45", "33", "--repeat", "3")
+    assert "max error / max |C|" in out and "hand" in out, out  # it exits 1 past its tolerance
