@@ -9,6 +9,7 @@
 #include <set>
 
 #include "autotune/features/features.h"
+#include "autotune/measure/measure_hooks.h"
 #include "autotune/policy/policy.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
@@ -45,16 +46,21 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   TuneResult res;
 
   std::string desc = workload_description(task);
+  if (measure_hooks().before_tuning) measure_hooks().before_tuning({task}, opt.measure);
   std::unique_ptr<RemoteMeasurer> remote;
   // A GPU kernel is timed with CUDA events by the runner (on this machine
   // unless opt.remote says otherwise); the in-process measurer would time
   // host-device copies with it.
   if (opt.remote || task.target.is_gpu())
     remote = std::make_unique<RemoteMeasurer>(task, opt.measure, opt.remote.value_or(RemoteOptions{}));
+  // A driver's measurer (autotune/measure/measure_hooks.h), e.g. MPI ranks, for a CPU task.
+  std::unique_ptr<BatchMeasurer> hooked;
+  if (!remote && measure_hooks().make_measurer) hooked = measure_hooks().make_measurer(task, opt.measure);
   const std::string op_name = opt.op_name.empty() ? task.name : opt.op_name;
-  RecordStore db = remote ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info(), opt.read_dbs)
-                          : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads),
-                                        opt.read_dbs);
+  RecordStore db = remote   ? RecordStore(opt.db_path, task.workload_key, op_name, desc, remote->target_info(), opt.read_dbs)
+                   : hooked ? RecordStore(opt.db_path, task.workload_key, op_name, desc, hooked->target_info(), opt.read_dbs)
+                            : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads),
+                                          opt.read_dbs);
   res.target_key = db.target_key();
   auto space = policy::make_space(space_name(task, opt), task);
   policy::PointCache cache(task, *space);
@@ -108,6 +114,9 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   }
 
   Measurer measurer(task, opt.measure);
+  auto measure_batch = [&](const std::vector<MeasureInput> &ins) {
+    return remote ? remote->measure_batch(ins) : hooked ? hooked->measure_batch(ins) : measurer.measure_batch(ins);
+  };
   // The last trials of the budget re-measure the top schedules (see TuneOptions::confirm_top).
   const int round_trials = std::max(0, opt.confirm_top * opt.confirm_repeats);
   const int rounds = round_trials > 0 ? std::min(std::max(0, opt.confirm_rounds), opt.trials / 4 / round_trials) : 0;
@@ -181,7 +190,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
         ins.push_back(std::move(in));
         where.push_back(b);
       }
-      std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
+      std::vector<MeasureResult> got = measure_batch(ins);
       for (size_t k = 0; k < got.size(); k++) results[where[k]] = std::move(got[k]);
       res.measure_s += since(tm);
     }
@@ -235,7 +244,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
         of.push_back(&p);
       }
     auto tm = Clock::now();
-    std::vector<MeasureResult> got = remote ? remote->measure_batch(ins) : measurer.measure_batch(ins);
+    std::vector<MeasureResult> got = measure_batch(ins);
     res.measure_s += since(tm);
     for (size_t k = 0; k < got.size(); k++) {
       tuning_log::MeasureRecord rec = commit(of[k]->schedule_json, got[k]);

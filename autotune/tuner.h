@@ -8,6 +8,9 @@
 // Records: schedule_json = trace_to_json of the candidate's schedule, costs in
 // ms, error code / message (failed candidates are stored too), GFLOP/s =
 // task.flops / median, trial_index = position in the (resumed) run.
+// Measurement: in child processes here, by a RemoteMeasurer (TuneOptions::remote,
+// GPU targets), or by a driver's BatchMeasurer (autotune/measure/measure_hooks.h,
+// e.g. MPI worker ranks); records go under the measuring machine's target.
 // Resume: the records already stored for (workload, target) count towards
 // `trials`; they train the cost model, are reported to the policy (whose
 // population is warm-started from the best when the space can recover their

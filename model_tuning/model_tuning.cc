@@ -12,6 +12,7 @@
 #include <map>
 
 #include "autotune/default_schedule.h"
+#include "autotune/measure/measure_hooks.h"
 #include "autotune/tuner.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
@@ -103,6 +104,11 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   auto stop_requested = [&] { return opt.stop && opt.stop->load(); };
   auto past_deadline = [&] { return timed && Clock::now() >= deadline; };
 
+  if (measure_hooks().before_tuning) {
+    std::vector<Task> all;
+    for (const auto &t : tasks) all.push_back(t.task);
+    measure_hooks().before_tuning(all, opt.measure);
+  }
   ModelTuneResult res;
   const int n = static_cast<int>(tasks.size());
   res.tasks.resize(n);

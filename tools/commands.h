@@ -19,5 +19,14 @@ void add_tune_model_command(CLI::App &app);  // tetune tune (tools/tune_model_cm
 void add_target_command(CLI::App &app);      // tetune target (tools/target_cmd.cc)
 void add_cost_model_command(CLI::App &app);  // tetune cost-model export|train (tools/cost_model_cmd.cc)
 
+/**
+ * Registers every subcommand above on `app`, parses argv and runs the chosen
+ * one (tools/run_cli.cc). Returns the exit code: 0; CLI11's for a parse or
+ * usage error; 1 for a tetune::Error (printed as "tetune: error: ..."); 2 for
+ * an export refused before loading or an internal error. Exceptions that are
+ * neither pass through (tetune-mpi's worker ranks leave the command that way).
+ */
+int run_cli(CLI::App &app, int argc, char **argv);
+
 }  // namespace cli
 }  // namespace tetune

@@ -1,0 +1,43 @@
+// Process-wide hooks through which a driver measures a CPU task's candidates
+// somewhere else without forking the tuner (tools/tetune_mpi_main.cc sends
+// them to MPI ranks). Without hooks, tune() and tune_model() behave as before.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "autotune/measure/measure.h"
+#include "tuning_logs/target_info.h"
+#include "workload/task.h"
+
+namespace tetune {
+namespace autotune {
+
+/** Measures batches of one task's candidates, as Measurer::measure_batch does. */
+class BatchMeasurer {
+ public:
+  virtual ~BatchMeasurer() = default;
+  /** One result per input, in order. Raises MeasureError when the machinery fails (that batch is not recorded). */
+  virtual std::vector<MeasureResult> measure_batch(const std::vector<MeasureInput> &ins) = 0;
+  /** The measuring machine: the records of this task are stored under it. */
+  virtual const tuning_log::TargetInfo &target_info() const = 0;
+};
+
+struct MeasureHooks {
+  /**
+   * Called by tune() (one task) and tune_model() (all of a model's tasks)
+   * before anything is read, measured or stored. It may throw to leave the
+   * caller (an MPI worker rank only wants the tasks).
+   */
+  std::function<void(const std::vector<Task> &tasks, const MeasureOptions &options)> before_tuning;
+  /** When set, tune() measures a CPU task's batches with what it returns (not for remote or GPU tuning). */
+  std::function<std::unique_ptr<BatchMeasurer>(const Task &task, const MeasureOptions &options)> make_measurer;
+};
+
+/** Replaces the hooks of this process (not thread-safe: set them before tuning starts). */
+void set_measure_hooks(MeasureHooks hooks);
+const MeasureHooks &measure_hooks();
+
+}  // namespace autotune
+}  // namespace tetune

@@ -1,0 +1,31 @@
+# Shared by the tetune-mpi tests: sourced with $1 = tetune_mpi, $2 = tetune.
+# Skips (exit 0 with a reason) where Open MPI's mpirun is missing.
+set -euo pipefail
+TETUNE_MPI=$(realpath "${1:?usage: TEST path/to/tetune_mpi path/to/tetune}")
+TETUNE=$(realpath "${2:?usage: TEST path/to/tetune_mpi path/to/tetune}")
+if ! command -v mpirun >/dev/null; then
+  echo "SKIP: mpirun is missing (Debian: apt-get install openmpi-bin libopenmpi-dev, as tools/setup.sh does)"
+  exit 0
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI runs as root
+WORK=$(mktemp -d "${TEST_TMPDIR:-/tmp}/tetune-mpi.XXXXXX")
+export TMPDIR=$WORK
+# A rank that exits abnormally (the kill test) must not end the job.
+MPIRUN=(mpirun --oversubscribe --mca orte_abort_on_non_zero_status 0)
+SHAPE=128,128,128
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# Prints one number: the SQL query's answer on the log $1.
+q() { sqlite3 "$1" "$2"; }
+# Checks a finished log: $2 records, each valid one with costs, a finite median and GFLOP/s > 0.
+check_log() {
+  local db=$1 want=$2
+  local n ok bad
+  n=$(q "$db" "select count(*) from records")
+  [[ $n -eq $want ]] || fail "$db holds $n records, want $want"
+  ok=$(q "$db" "select count(*) from records where error_code = 0")
+  [[ $ok -gt 0 ]] || fail "$db has no valid record"
+  bad=$(q "$db" "select count(*) from records where error_code = 0 and (costs_ms_json = '[]' or median_ms <= 0 or gflops <= 0)")
+  [[ $bad -eq 0 ]] || fail "$db: $bad valid records without costs, median or GFLOP/s"
+  echo "$db: $n records, $ok valid"
+}
