@@ -18,7 +18,8 @@ namespace {
 // against the reference: integer tiled stages keep the elementwise default,
 // which the search's measured (and checked) records replace.
 bool all_float(const Task &task) {
-  for (const auto &st : Schedule(task.outputs).stages())
+  const Schedule dag(task.outputs);  // named: a range-for over a temporary's member would dangle
+  for (const auto &st : dag.stages())
     if (st.kind == StageInfo::Compute && !st.tensor->dtype.is_float()) return false;
   return true;
 }
