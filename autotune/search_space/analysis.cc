@@ -188,6 +188,12 @@ ChannelVector weight_input(const StageInfo &st) {
   return none;
 }
 
+int64_t reduce_extent(const StageInfo &st) {
+  int64_t n = 1;
+  for (const auto &r : st.reduce_axes) n *= r.extent;
+  return n;
+}
+
 ChannelVector channel_vector_input(const StageInfo &st) {
   ChannelVector w = weight_input(st);
   if (!w.found() || st.shape[w.axis] % kMaxVector != 0 || st.shape[w.axis] <= kMaxVector) return ChannelVector{};

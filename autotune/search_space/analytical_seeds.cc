@@ -168,12 +168,6 @@ constexpr int64_t kWeightChannels = 8;
 constexpr int64_t kShortReduce = 32;
 /** A one-row product with a reduction this long streams its weight (the GEMV seed). */
 constexpr int64_t kGemvReduce = 64;
-int64_t reduce_extent(const StageInfo &st) {
-  int64_t reduce = 1;
-  for (const auto &r : st.reduce_axes) reduce *= r.extent;
-  return reduce;
-}
-
 int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
   const ss::ChannelVector w = ss::weight_input(st);
   if (!w.found()) return 1;
@@ -182,7 +176,7 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
   // ran faster than output channels (PP-OCR det's neck, 1.7x).
   int64_t largest = 1;
   for (const auto &r : st.reduce_axes) largest = std::max(largest, r.extent);
-  if (reduce_extent(st) / largest > 1 && reduce_extent(st) > kShortReduce) return 1;
+  if (ss::reduce_extent(st) / largest > 1 && ss::reduce_extent(st) > kShortReduce) return 1;
   for (const auto &t : s.tiles)
     if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[w.axis] && &t != rows) {
       const int64_t n = divisor_upto(t.extent, kWeightChannels);
@@ -323,7 +317,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
       // vector long (a 1x1 conv of 16 input channels): there the conv
       // model's transposing store of each channel-vector tile outweighs its
       // few FMAs per output.
-      const bool short_reduction = reduce_extent(impl_->graph.stage(S)) <= ss::kMaxVector;
+      const bool short_reduction = ss::reduce_extent(impl_->graph.stage(S)) <= ss::kMaxVector;
       if (cols && (out.size() == before || short_reduction)) {
         rows = nullptr;
         for (const auto &t : s.tiles)
@@ -340,7 +334,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
-        if (row_block * chans == 1 && width == ss::kMaxVector && reduce_extent(impl_->graph.stage(S)) >= kGemvReduce &&
+        if (row_block * chans == 1 && width == ss::kMaxVector && ss::reduce_extent(impl_->graph.stage(S)) >= kGemvReduce &&
             cols->extent % (width * tasks) == 0) {
           // A GEMV (one row: an LSTM cell's recurrence): the reduction
           // outermost and a task's columns inside it, so that the weight

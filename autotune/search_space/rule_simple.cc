@@ -74,12 +74,6 @@ void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
   }
 }
 
-int64_t window(const StageInfo &st) {
-  int64_t w = 1;
-  for (const auto &r : st.reduce_axes) w *= r.extent;
-  return w;
-}
-
 void instantiate_simple(Inst &in, const StagePlan &p) {
   const StageInfo &st = in.g.stage(p.stage);
   const std::string &S = p.stage;
@@ -115,7 +109,7 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
   std::vector<std::string> whole;  // reduce axes unrolled whole (a pooling window)
   if (!red.empty()) {
     int64_t R = st.reduce_axes.back().extent, u = in.param(S + ".unroll", 1);
-    if (u == R && R <= kWholeWindow && window(st) <= kWholeWindow * kWholeWindow) {
+    if (u == R && R <= kWholeWindow && reduce_extent(st) <= kWholeWindow * kWholeWindow) {
       // The whole window unrolled: the accumulator stays in a register
       // instead of a load and store per tap (a 3x3 max pool).
       whole = red;

@@ -72,6 +72,8 @@ struct ChannelVector {
  * registers reuses each load of the other input once per output channel.
  */
 ChannelVector weight_input(const StageInfo &st);
+/** Product of st's reduce-axis extents (1 for no reduction): the taps of a kernel or pooling window. */
+int64_t reduce_extent(const StageInfo &st);
 /**
  * Vectorizing along output channels: weight_input(st) when its channel
  * extent is a multiple of the vector width and more than one vector.
