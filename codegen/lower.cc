@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/nan_semantics.h"
+#include "codegen/vector_math.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -98,7 +99,7 @@ struct ExprLowering {
       case UnaryOp::Exp: return keep_nan(a, Halide::exp(a));
       case UnaryOp::Log: return keep_nan(a, Halide::log(a));
       case UnaryOp::Sqrt: return Halide::sqrt(a);
-      case UnaryOp::Tanh: return Halide::tanh(a);
+      case UnaryOp::Tanh: return vector_tanh(a);
       case UnaryOp::Erf: return Halide::erf(a);
       case UnaryOp::Floor: return Halide::floor(a);
       case UnaryOp::Ceil: return Halide::ceil(a);

@@ -68,6 +68,15 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
           s.reorder(nm, order);
         }
         s.vectorize(nm, wi);
+      } else if (!red.empty() && inner_ext >= 4) {
+        // A reduction's short inner axis (a pool's lanes of partial sums):
+        // whole, inside the reduce loops, as one vector of accumulators.
+        std::vector<std::string> order(sp.begin(), sp.end() - 1);
+        for (const auto &l : s.stage(nm).leaves)
+          if (l.is_reduce) order.push_back(l.name);
+        order.push_back(inner);
+        s.reorder(nm, order);
+        s.vectorize(nm, inner);
       }
       bool window = !red.empty();
       for (const auto &iv : st0.reduce_axes) window &= iv.extent <= kWholeWindow;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "autotune/default_schedule.h"
 #include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
@@ -21,12 +22,15 @@ namespace tetune {
 namespace cli {
 
 namespace {
+// --schedule's word for the analytical default (autotune/default_schedule.h) instead of a trace file.
+constexpr const char *kDefaultSchedule = "default";
+
 struct RunOpArgs {
   std::string op, shape, asm_path;
   std::vector<std::string> schedule_paths;
   int threads = 0, repeat = 20, rounds = 1;  // threads: set by add_threads_option
   uint64_t seed = 1;
-  bool print_loops = false;
+  bool print_loops = false, print_stmt = false;
 };
 
 std::string read_file(const std::string &path) {
@@ -57,7 +61,12 @@ void run_op(const RunOpArgs &a) {
   std::vector<Candidate> cands;
   for (const auto &path : paths) {
     Schedule s(w.outputs);
-    if (!path.empty()) {
+    std::string label = path.empty() ? "unscheduled" : path;
+    if (path == kDefaultSchedule) {  // what `compile` uses for this task without a record
+      ScheduleChoice c = autotune::analytical_schedule(make_task(a.op, w.outputs, Target{}, a.threads));
+      s = c.schedule;
+      label = "default (" + c.detail + ")";
+    } else if (!path.empty()) {
       try {
         s = replay(w.outputs, trace_from_json(read_file(path), w.outputs));
       } catch (const Error &e) {
@@ -67,7 +76,6 @@ void run_op(const RunOpArgs &a) {
     auto t0 = std::chrono::steady_clock::now();
     Kernel k = Kernel::build(s);
     double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::string label = path.empty() ? "unscheduled" : path;
     std::printf("%s: built in %.0f ms\n", label.c_str(), build_ms);
     cands.push_back(Candidate{label, std::move(s), std::move(k), {}, {}});
   }
@@ -116,6 +124,8 @@ void run_op(const RunOpArgs &a) {
   }
   if (a.print_loops)
     for (const auto &c : cands) std::printf("%s:\n%s", c.label.c_str(), c.kernel.loop_nest().str().c_str());
+  if (a.print_stmt)
+    for (const auto &c : cands) std::printf("%s:\n%s\n", c.label.c_str(), c.kernel.lowered_stmt().c_str());
   if (!a.asm_path.empty()) compile_assembly(s0, a.asm_path, a.op);
   if (!wrong.empty()) throw RuntimeError("op '" + a.op + "': schedule " + wrong[0] + " does not match the reference");
 }
@@ -129,7 +139,8 @@ void add_run_op_command(CLI::App &app) {
   cmd->add_option("--op", args->op, "operator name (see `tetune ops`)")->required();
   cmd->add_option("--shape", args->shape, "the operator's --shape form (`tetune ops`), e.g. matmul 1024,1024,1024")->required();
   cmd->add_option("--schedule", args->schedule_paths,
-                  "schedule trace JSON (default: unscheduled); give it more than once to compare schedules side by side");
+                  "schedule trace JSON, or `default` for the analytical default schedule that `compile` uses without a "
+                  "record (none: unscheduled); give it more than once to compare schedules side by side");
   add_threads_option(cmd, args->threads, "worker threads");
   cmd->add_option("--repeat", args->repeat, "timed runs per round (median reported)")->check(positive());
   cmd->add_option("--rounds", args->rounds, "rounds that interleave the schedules; the median over rounds is reported")
@@ -137,6 +148,7 @@ void add_run_op_command(CLI::App &app) {
   cmd->add_option("--seed", args->seed, "random input seed");
   cmd->add_option("--emit-asm", args->asm_path, "also write the (first) kernel's assembly (host target) to this file");
   cmd->add_flag("--print-loops", args->print_loops, "print the lowered loop nest");
+  cmd->add_flag("--print-stmt", args->print_stmt, "print Halide's lowered statement (pseudo-code)");
   cmd->callback([args] { run_op(*args); });
 }
 

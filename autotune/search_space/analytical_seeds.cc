@@ -46,6 +46,11 @@ namespace {
 
 constexpr int64_t kReduceUnroll = 4;
 constexpr int64_t kParGrain = 16;
+// The attach point of a pad computed at its window consumer (rule_inline.cc): inside its spatial tile.
+constexpr int64_t kPadAt = 1;
+// A core's L2 on the x86-64 CPUs tetune targets (Zen 4, Skylake-SP: 1 MiB; a
+// larger one only makes pad_at_window's choice conservative).
+constexpr int64_t kL2Bytes = int64_t(1) << 20;
 
 // The tiles of one GEMM-like stage of a sketch: rows, columns (vector), one reduce axis.
 struct GemmTiles {
@@ -112,6 +117,29 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
   return false;
 }
 
+// A stage larger than a core's L2 whose only consumer is a tiled stage
+// reducing over a window alone (a depthwise conv's pad at 112x112): computed
+// at the consumer's tile, where it is recomputed only for the window's halo.
+// At root it would be a padded copy of the input written and read back through
+// memory: in a model, where other kernels run in between, its lines are cold
+// (MobileNetV3's stride-2 depthwise conv of 64x112x112: 0.63 -> 0.35 ms at 1
+// thread). A smaller one stays at root, where it ran faster.
+bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage) {
+  const StageInfo &pad = g.stage(stage);
+  int64_t bytes = pad.tensor.dtype().bytes();
+  for (int64_t e : pad.shape) bytes *= e;
+  if (bytes <= kL2Bytes) return false;
+  auto it = g.consumers.find(stage);
+  if (it == g.consumers.end() || it->second.size() != 1) return false;
+  const std::string &c = it->second.front();
+  if (s.plan(c).kind != ss::PlanKind::Tiled) return false;
+  const StageInfo &st = g.stage(c);
+  if (!st.is_reduction()) return false;
+  for (const auto &r : st.reduce_axes)
+    if (r.extent > ss::kWholeWindow) return false;
+  return true;
+}
+
 Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
   std::mt19937_64 rng(0);
   Candidate c;
@@ -125,7 +153,8 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = ch.values.back();
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
-    else if (ends_with(ch.name, ".loc")) v = read_by_tiled(g, s, ch.stage) ? 1 : ch.values.front();
+    else if (ends_with(ch.name, ".loc")) v = pad_at_window(g, s, ch.stage) ? 2 : read_by_tiled(g, s, ch.stage) ? 1 : ch.values.front();
+    else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);
     c.params[ch.name] = v;
   }
   return c;
@@ -253,7 +282,7 @@ std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H) {
 
 std::vector<Candidate> SearchSpace::seeds() const {
   std::vector<Candidate> out;
-  // 0: GEMM or convolution model; 1, 2: spatial vector alone or fused, with an accumulator copy;
+  // 0: GEMM or convolution model; 1, 2: spatial vector alone or fused, with an accumulator copy (a GEMV's: 2, 1);
   // -1: spatial vector of a short reduction (before the conv model)
   std::vector<int> rank;
   auto keep = [&](const Candidate &c, int r = 0) {
@@ -334,8 +363,9 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, 128 / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
-        if (row_block * chans == 1 && width == ss::kMaxVector && ss::reduce_extent(impl_->graph.stage(S)) >= kGemvReduce &&
-            cols->extent % (width * tasks) == 0) {
+        const bool gemv = row_block * chans == 1 && width == ss::kMaxVector &&
+                          ss::reduce_extent(impl_->graph.stage(S)) >= kGemvReduce && cols->extent % (width * tasks) == 0;
+        if (gemv) {
           // A GEMV (one row: an LSTM cell's recurrence): the reduction
           // outermost and a task's columns inside it, so that the weight
           // streams row by row, contiguous, while the accumulators stay in L1.
@@ -347,7 +377,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
         }
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
         if (allows(s, S + ".at_level", 1)) c.params[S + ".at_level"] = 1;
-        keep(c, out.size() != before ? -1 : plan.cache_write ? 2 : 1);
+        // A GEMV's accumulator copy (a task's columns, in L1) goes first: its
+        // epilogue then runs inside the same parallel task (LSTM cell, 2
+        // threads: 13 against 17 us).
+        const bool preferred = gemv ? plan.cache_write : !plan.cache_write;
+        keep(c, out.size() != before ? -1 : preferred ? 1 : 2);
       }
     }
   }

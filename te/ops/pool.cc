@@ -124,13 +124,44 @@ Tensor global_avg_pool2d(const Tensor &x, const std::string &name) {
   check_float(x, op);
   DType dt = x.dtype();
   int64_t H = x.shape()[2], W = x.shape()[3];
-  Tensor s = compute(
-      {x.shape()[0], x.shape()[1], 1, 1},
-      [&](const std::vector<Var> &i) {
-        IterVar ry = reduce_axis(H, "ry"), rx = reduce_axis(W, "rx");
-        return tetune::sum(x(i[0], i[1], ry, rx), {ry, rx});
-      },
-      name + ".sum", "", {"n", "c", "h", "w"});
+  // The largest of 16, 8, 4 dividing W, else a row of 5-7 whole (a 7x7 pool 2.4x faster so; a row of
+  // 14 as lanes ran slower than the serial sum).
+  int64_t lanes = W > 4 && W < 8 ? W : 1;
+  for (int64_t l : {16, 8, 4})
+    if (W % l == 0) {
+      lanes = l;
+      break;
+    }
+  Tensor s;
+  if (lanes > 1) {
+    // Partial sums of W's columns in `lanes` accumulators, then their sum: the
+    // row loop reads contiguous vectors (a sum over (ry, rx) with rx innermost
+    // is one serial chain per channel; EfficientNet-B0's 144x56x56 pool took
+    // 0.21 ms so, onnxruntime's channel-blocked one 0.03 ms).
+    Tensor part = compute(
+        {x.shape()[0], x.shape()[1], lanes},
+        [&](const std::vector<Var> &i) {
+          IterVar ry = reduce_axis(H, "ry"), ro = reduce_axis(W / lanes, "rx");
+          return tetune::sum(x(i[0], i[1], ry, Expr(ro) * lanes + i[2]), {ry, ro});
+        },
+        name + ".lanes", "", {"n", "c", "l"});
+    annotate(part, "pool", {{"op", op}});
+    s = compute(
+        {x.shape()[0], x.shape()[1], 1, 1},
+        [&](const std::vector<Var> &i) {
+          IterVar rl = reduce_axis(lanes, "rl");
+          return tetune::sum(part(i[0], i[1], rl), {rl});
+        },
+        name + ".sum", "", {"n", "c", "h", "w"});
+  } else {
+    s = compute(
+        {x.shape()[0], x.shape()[1], 1, 1},
+        [&](const std::vector<Var> &i) {
+          IterVar ry = reduce_axis(H, "ry"), rx = reduce_axis(W, "rx");
+          return tetune::sum(x(i[0], i[1], ry, rx), {ry, rx});
+        },
+        name + ".sum", "", {"n", "c", "h", "w"});
+  }
   annotate(s, "pool", {{"op", op}});
   Tensor t = compute(
       s.shape(),

@@ -37,7 +37,12 @@ Tensor avg_pool2d(const Tensor &x, const std::vector<int64_t> &kernel, const std
                   const std::vector<int64_t> &pads = {0, 0, 0, 0}, bool ceil_mode = false,
                   bool count_include_pad = false, const std::string &name = "avg_pool2d");
 
-/** Mean over H and W: [N, C, H, W] -> [N, C, 1, 1]; "<name>.sum" then <name>. Float only. */
+/**
+ * Mean over H and W: [N, C, H, W] -> [N, C, 1, 1]; "<name>.sum" then <name>. Float only.
+ * Where 16, 8 or 4 divides W (lanes: the largest) or W is 5-7 (lanes = W), "<name>.lanes"
+ * [N, C, lanes] first sums the columns w = l mod lanes, and "<name>.sum" adds the lanes (an
+ * rfactor whose lanes vectorize).
+ */
 Tensor global_avg_pool2d(const Tensor &x, const std::string &name = "global_avg_pool2d");
 
 }  // namespace ops

@@ -33,6 +33,14 @@ check matmul 64,48,40
 check conv2d 1,8,12,12,16,3,3,1,1
 check conv2d_nchwc 1,8,10,10,16,3,3,4,8,1,1
 
+# `--schedule default`: the analytical default that `compile` uses without a record, checked like a trace,
+# beside the unscheduled kernel; --print-stmt shows Halide's lowered statement.
+"$T" run-op --op matmul --shape 64,48,40 --schedule default --threads 1 --repeat 2 --print-stmt >"$dir/def.txt" 2>&1 \
+  || { echo "FAIL: run-op --schedule default"; cat "$dir/def.txt"; exit 1; }
+grep -q "^default (analytical seed .*max |diff| .* OK" "$dir/def.txt" || { echo "FAIL: default not checked"; cat "$dir/def.txt"; exit 1; }
+grep -q "for (" "$dir/def.txt" || { echo "FAIL: --print-stmt printed no loop"; cat "$dir/def.txt"; exit 1; }
+echo "ok: run-op --schedule default"
+
 if "$T" tune-op --op no_such_op --shape 4 --trials 1 --db "$dir/log.db" >"$dir/err.txt" 2>&1; then
   echo "FAIL: an unknown op was accepted"; exit 1
 fi

@@ -13,7 +13,9 @@
 #include "te/interpreter.h"
 #include "te/ops/conv.h"
 #include "te/ops/matmul.h"
+#include "te/ops/pool.h"
 #include "te/ops/quant.h"
+#include "te/ops/rnn.h"
 #include "te/ops/softmax.h"
 #include "te/tensor.h"
 #include "workload/task.h"
@@ -65,6 +67,24 @@ std::vector<Case> cases() {
     out.push_back({"depthwise 24 15x9", {ops::conv2d(x, w, Tensor(), {1, 1}, {1, 1, 1, 1}, {1, 1}, 24)}, true});
   }
   {
+    // 2.2 MB of padded input: the pad is computed inside the conv's tiles (pad_at_window)
+    Tensor x = placeholder({1, 32, 129, 131}, float32(), "x"), w = placeholder({32, 1, 3, 3}, float32(), "w");
+    out.push_back({"depthwise 32 129x131 s2", {ops::conv2d(x, w, Tensor(), {2, 2}, {1, 1, 1, 1}, {1, 1}, 32)}, true});
+  }
+  {
+    // one row: the GEMV seed, its accumulator copy first
+    Tensor xw = placeholder({1, 256}, float32(), "xw"), h = placeholder({1, 64}, float32(), "h");
+    Tensor c = placeholder({1, 64}, float32(), "c"), r = placeholder({64, 256}, float32(), "r");
+    std::vector<ops::RnnActivation> acts = {ops::rnn_activation("Sigmoid"), ops::rnn_activation("Tanh"),
+                                            ops::rnn_activation("Tanh")};
+    out.push_back({"lstm cell H=64", ops::lstm_cell(xw, h, c, r, Tensor(), acts, 0, "cell"), true});
+  }
+  // global average pools: lanes of 16, 8, 4 and a whole row of 7 (vectorized partial sums), and a serial sum
+  for (int64_t w : {32, 24, 12, 7, 9}) {
+    Tensor x = placeholder({2, 5, 3, w}, float32(), "x");
+    out.push_back({"global_avg_pool 2x5x3x" + std::to_string(w), {ops::global_avg_pool2d(x)}, false});
+  }
+  {
     Tensor x = placeholder({7, 37}, float32(), "x");
     out.push_back({"softmax 7x37", {ops::softmax(x)}, false});
   }
@@ -85,6 +105,35 @@ TEST(DefaultSchedule, AnalyticalEqualsReferenceOnOddShapes) {
     EXPECT_EQ(choice.detail.rfind("analytical seed", 0) == 0, c.seeded) << choice.detail;
     EXPECT_FALSE(choice.detail.empty());
     expect_equals_reference(task, choice.schedule);
+  }
+}
+
+// The stage of `s` whose name ends with `suffix`; fails the test when there is none.
+const StageInfo *stage_ending(const Schedule &s, const std::string &suffix) {
+  for (const auto &st : s.stages())
+    if (st.name.size() >= suffix.size() && st.name.compare(st.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return &st;
+  ADD_FAILURE() << "no stage ending in " << suffix;
+  return nullptr;
+}
+
+// A depthwise conv's pad larger than a core's L2 is computed inside the conv's
+// tiles, a small one at root; a global pool's lanes of partial sums are a vector.
+TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
+  for (auto [hw, root] : {std::pair<int64_t, bool>{129, false}, {31, true}}) {
+    Tensor x = placeholder({1, 32, hw, hw}, float32(), "x"), w = placeholder({32, 1, 3, 3}, float32(), "w");
+    Task task = make_task("dw", {ops::conv2d(x, w, Tensor(), {2, 2}, {1, 1, 1, 1}, {1, 1}, 32)}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    if (const StageInfo *pad = stage_ending(choice.schedule, "pad"))
+      EXPECT_EQ(pad->attach.kind == Attach::Root, root) << hw << "x" << hw << ": " << choice.detail;
+  }
+  Tensor x = placeholder({1, 8, 5, 24}, float32(), "x");
+  Task task = make_task("gap", {ops::global_avg_pool2d(x)}, Target{}, 2);
+  ScheduleChoice choice = analytical_schedule(task);
+  if (const StageInfo *lanes = stage_ending(choice.schedule, ".lanes")) {
+    ASSERT_FALSE(lanes->leaves.empty());
+    EXPECT_EQ(lanes->leaves.back().annotation, "vectorize");
+    EXPECT_EQ(lanes->leaves.back().extent, 8);
   }
 }
 
