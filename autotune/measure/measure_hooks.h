@@ -37,7 +37,28 @@ struct MeasureHooks {
 
 /** Replaces the hooks of this process (not thread-safe: set them before tuning starts). */
 void set_measure_hooks(MeasureHooks hooks);
+
+/** The calling thread's hooks (ScopedThreadMeasureHooks) if it has any, else the process's. */
 const MeasureHooks &measure_hooks();
+
+/**
+ * Gives the calling thread its own hooks for the guard's lifetime: a driver
+ * that runs several tunings at once in threads of one process (tetune-mpi,
+ * one per target of its worker ranks) hands each its own measurer. Other
+ * threads keep theirs. Guards nest; each must be destroyed on the thread
+ * that made it, in reverse order.
+ */
+class ScopedThreadMeasureHooks {
+ public:
+  explicit ScopedThreadMeasureHooks(MeasureHooks hooks);
+  ~ScopedThreadMeasureHooks();
+  ScopedThreadMeasureHooks(const ScopedThreadMeasureHooks &) = delete;
+  ScopedThreadMeasureHooks &operator=(const ScopedThreadMeasureHooks &) = delete;
+
+ private:
+  MeasureHooks hooks_;
+  const MeasureHooks *previous_;
+};
 
 }  // namespace autotune
 }  // namespace tetune

@@ -8,6 +8,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -37,19 +38,24 @@ struct Worker {
   std::deque<long long> inflight;  // job ids, oldest first (ids of an abandoned batch included)
   Clock::time_point busy_since;    // when its oldest in-flight candidate started: sent, or the previous answer
   std::set<std::string> answered;  // workload keys it has measured (its reference exists)
+  int group = -1;                  // the target group that holds it; -1: none yet (pass 0 probes it)
   // Sends not yet complete, with their text: MPI_Isend, as a blocking send to a dead rank never returns.
   std::deque<std::pair<MPI_Request, std::unique_ptr<std::string>>> sends;
 };
 
-// The worker ranks as rank 0 sees them, for the whole run.
+// The worker ranks as rank 0 sees them, for the whole run. Passes in other
+// threads share it: hold `mu` for every member and every MPI call.
 class Pool {
  public:
   static Pool &get() {
     static Pool p;
     return p;
   }
+  std::mutex mu;
   std::deque<Worker> workers;  // a deque: a Worker's pending sends are not copyable
   long long next_id = 1;
+  std::vector<TargetGroup> groups;  // formed by the run's first probe; empty before
+  std::function<void(const std::vector<TargetGroup> &)> on_groups;
 
   bool send(Worker &w, const nlohmann::json &j, int tag) {
     auto text = std::make_unique<std::string>(j.dump());
@@ -150,7 +156,19 @@ MeasureResult failed(tuning_log::ErrorCode code, const std::string &msg) {
 
 class MpiMeasurer : public BatchMeasurer {
  public:
-  MpiMeasurer(const Task &task, const MeasureOptions &options) : task_(task), options_(options) { probe(); }
+  MpiMeasurer(const Task &task, const MeasureOptions &options, int group)
+      : task_(task), options_(options), group_(group) {
+    if (!probe()) return;
+    std::function<void(const std::vector<TargetGroup> &)> notify;
+    std::vector<TargetGroup> groups;
+    {
+      Pool &pool = Pool::get();
+      std::lock_guard<std::mutex> lk(pool.mu);
+      notify = pool.on_groups;
+      groups = pool.groups;
+    }
+    if (notify) notify(groups);  // unlocked: it may start passes that probe at once
+  }
 
   const tuning_log::TargetInfo &target_info() const override { return target_; }
 
@@ -168,6 +186,7 @@ class MpiMeasurer : public BatchMeasurer {
         out[i] = failed(tuning_log::ErrorCode::kInvalidSchedule, e.what());
       }
     }
+    std::unique_lock<std::mutex> lk(pool.mu);
     size_t remaining = queue.size();
     std::map<long long, size_t> job_of;  // this batch's ids in flight
     auto usable_alive = [&] {
@@ -246,7 +265,11 @@ class MpiMeasurer : public BatchMeasurer {
         }
       }
       if (remaining > 0 && !usable_alive()) throw MeasureError("no MPI worker rank left to measure " + task_.name + ": " + reasons());
-      if (!progressed) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!progressed) {  // unlocked, so that the other passes poll meanwhile
+        lk.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        lk.lock();
+      }
     }
     return out;
   }
@@ -254,9 +277,14 @@ class MpiMeasurer : public BatchMeasurer {
  private:
   Task task_;
   MeasureOptions options_;
+  int group_;  // the pass: the target group whose workers it uses
   tuning_log::TargetInfo target_;
   std::vector<size_t> usable_;  // indices into Pool::workers that measure this task
 
+  // Whether pass group_ probes w (see the header): its group's, and for pass 0 those of no other group.
+  bool probes(const Worker &w) const { return w.alive && (group_ == 0 ? w.group <= 0 : w.group == group_); }
+
+  // Why no worker is left (Pool::mu held).
   std::string reasons() const {
     std::string s;
     for (const auto &w : Pool::get().workers)
@@ -264,14 +292,19 @@ class MpiMeasurer : public BatchMeasurer {
     return s.empty() ? "the run has no worker rank (mpirun -np 2 or more)" : s;
   }
 
-  // Asks every live worker for its target for this task (see the header).
-  void probe() {
+  // Asks the pass's workers for their target for this task and picks those of
+  // the most common one (see the header). Returns whether this probe formed the groups.
+  bool probe() {
     Pool &pool = Pool::get();
+    std::unique_lock<std::mutex> lk(pool.mu);
+    if (group_ < 0 || (group_ > 0 && group_ >= static_cast<int>(pool.groups.size())))
+      throw MeasureError("MPI measurer: no target group " + std::to_string(group_) + " (" +
+                         std::to_string(pool.groups.size()) + " formed)");
     const long long id = pool.next_id++;
     std::map<size_t, nlohmann::json> replies;
     std::set<size_t> waiting;
     for (size_t k = 0; k < pool.workers.size(); k++)
-      if (pool.workers[k].alive && pool.send(pool.workers[k], {{"probe", id}, {"key", task_.workload_key}}, kProbe))
+      if (probes(pool.workers[k]) && pool.send(pool.workers[k], {{"probe", id}, {"key", task_.workload_key}}, kProbe))
         waiting.insert(k);
     const auto start = Clock::now();
     while (!waiting.empty()) {
@@ -295,9 +328,13 @@ class MpiMeasurer : public BatchMeasurer {
           pool.drop(w, "no answer to the probe within " + std::to_string(static_cast<int>(kProbeTimeoutS)) + " s");
         ++it;
       }
-      if (!waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!waiting.empty()) {
+        lk.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        lk.lock();
+      }
     }
-    // The most common target among the workers that can build the task (ties: the lowest rank's).
+    // Targets by their workers (ascending), the most common first (ties: the lowest rank's).
     std::map<std::string, std::vector<size_t>> by_target;
     std::map<std::string, tuning_log::TargetInfo> targets;
     std::string refused;
@@ -314,33 +351,63 @@ class MpiMeasurer : public BatchMeasurer {
         pool.drop(pool.workers[k], std::string("bad probe reply: ") + e.what());
       }
     }
-    std::string chosen;
-    for (const auto &[key, ks] : by_target)
-      if (chosen.empty() || ks.size() > by_target[chosen].size() ||
-          (ks.size() == by_target[chosen].size() && ks[0] < by_target[chosen][0]))
-        chosen = key;
-    if (chosen.empty())
+    std::vector<std::string> order;
+    for (const auto &[key, ks] : by_target) order.push_back(key);
+    std::sort(order.begin(), order.end(), [&](const std::string &a, const std::string &b) {
+      const auto &ka = by_target[a], &kb = by_target[b];
+      return ka.size() != kb.size() ? ka.size() > kb.size() : ka[0] < kb[0];
+    });
+    if (order.empty())
       throw MeasureError("no MPI worker rank can measure " + task_.name + ": " +
                          (refused.empty() ? reasons() : refused));
     if (!refused.empty()) std::fprintf(stderr, "tetune-mpi: %s: %s\n", task_.name.c_str(), refused.c_str());
-    for (const auto &[key, ks] : by_target)
-      if (key != chosen)
-        for (size_t k : ks)
-          std::fprintf(stderr, "tetune-mpi: %s: MPI rank %d left out: its target %s differs from %s\n",
-                       task_.name.c_str(), pool.workers[k].rank, key.c_str(), chosen.c_str());
+    const std::string &chosen = order[0];
     usable_ = by_target[chosen];
     target_ = targets[chosen];
+    if (pool.groups.empty()) {  // the run's first probe: one group per target, each tuned by its own pass
+      for (size_t g = 0; g < order.size(); g++) {
+        TargetGroup group{targets[order[g]], {}};
+        for (size_t k : by_target[order[g]]) {
+          pool.workers[k].group = static_cast<int>(g);
+          group.ranks.push_back(pool.workers[k].rank);
+        }
+        pool.groups.push_back(group);
+      }
+      if (order.size() > 1) {
+        std::fprintf(stderr, "tetune-mpi: the worker ranks measure for %zu targets; each tunes every task into its own records:\n",
+                     order.size());
+        for (size_t g = 0; g < pool.groups.size(); g++) {
+          std::string ranks;
+          for (int r : pool.groups[g].ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+          std::fprintf(stderr, "tetune-mpi:   target %zu, MPI rank(s) %s: %s\n", g + 1, ranks.c_str(),
+                       pool.groups[g].target.key().c_str());
+        }
+      }
+      return true;
+    }
+    for (size_t g = 1; g < order.size(); g++)
+      for (size_t k : by_target[order[g]])
+        std::fprintf(stderr, "tetune-mpi: %s: MPI rank %d left out: its target %s differs from %s\n",
+                     task_.name.c_str(), pool.workers[k].rank, order[g].c_str(), chosen.c_str());
+    return false;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<BatchMeasurer> make_mpi_measurer(const Task &task, const MeasureOptions &options) {
-  return std::make_unique<MpiMeasurer>(task, options);
+std::unique_ptr<BatchMeasurer> make_mpi_measurer(const Task &task, const MeasureOptions &options, int group) {
+  return std::make_unique<MpiMeasurer>(task, options, group);
+}
+
+void set_on_target_groups(std::function<void(const std::vector<TargetGroup> &groups)> fn) {
+  Pool &pool = Pool::get();
+  std::lock_guard<std::mutex> lk(pool.mu);
+  pool.on_groups = std::move(fn);
 }
 
 std::vector<int> stop_workers() {
   Pool &pool = Pool::get();
+  std::lock_guard<std::mutex> lk(pool.mu);
   std::vector<int> dropped;
   bool all_alive = true;
   for (const auto &w : pool.workers) all_alive = all_alive && w.alive;

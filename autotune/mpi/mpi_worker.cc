@@ -8,7 +8,6 @@
 #include "autotune/mpi/mpi_messages.h"
 #include "base/errors.h"
 #include "schedule/trace.h"
-#include "tuning_logs/target_info.h"
 
 namespace tetune {
 namespace autotune {
@@ -37,7 +36,8 @@ nlohmann::json receive(int *tag) {
 
 }  // namespace
 
-bool serve(const std::vector<Task> &tasks, const MeasureOptions &options, const std::string &setup_error) {
+bool serve(const std::vector<Task> &tasks, const MeasureOptions &options, const std::string &setup_error,
+           const WorkerTarget &target) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const std::string who = "MPI rank " + std::to_string(rank);
@@ -58,7 +58,7 @@ bool serve(const std::vector<Task> &tasks, const MeasureOptions &options, const 
       else if (it == by_key.end())
         reply["error"] = who + " has no task with workload key " + key;
       else
-        reply["target"] = to_json(tuning_log::host_target_info(std::max(1, it->second->threads)));
+        reply["target"] = to_json(target.info(std::max(1, it->second->threads)));
       send_json(reply, kProbeReply);
     } else if (tag == kMeasure) {
       MeasureResult r;
@@ -69,7 +69,7 @@ bool serve(const std::vector<Task> &tasks, const MeasureOptions &options, const 
         const Task &task = *it->second;
         try {
           auto &m = measurers[key];
-          if (!m) m = std::make_unique<Measurer>(task, options);
+          if (!m) m = std::make_unique<Measurer>(target.retarget(task), options);
           MeasureInput in;
           in.test_fault = msg.value("fault", "");
           try {

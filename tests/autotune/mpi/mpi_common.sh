@@ -29,3 +29,17 @@ check_log() {
   [[ $bad -eq 0 ]] || fail "$db: $bad valid records without costs, median or GFLOP/s"
   echo "$db: $n records, $ok valid"
 }
+# Checks the records of one target in a finished log: $3 records under the target whose key is in row $2 of
+# the targets table, each valid one with costs, a finite median and GFLOP/s > 0.
+check_target() {
+  local db=$1 row=$2 want=$3
+  local of="target_key = (select key from targets where rowid = $row)"
+  local n ok bad
+  n=$(q "$db" "select count(*) from records where $of")
+  [[ $n -eq $want ]] || fail "$db: target row $row holds $n records, want $want"
+  ok=$(q "$db" "select count(*) from records where $of and error_code = 0")
+  [[ $ok -gt 0 ]] || fail "$db: target row $row has no valid record"
+  bad=$(q "$db" "select count(*) from records where $of and error_code = 0 and (costs_ms_json = '[]' or median_ms <= 0 or gflops <= 0)")
+  [[ $bad -eq 0 ]] || fail "$db: target row $row: $bad valid records without costs, median or GFLOP/s"
+  echo "$db: target row $row: $n records, $ok valid"
+}
