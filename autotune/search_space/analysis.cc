@@ -155,6 +155,25 @@ std::string packable_input(const StageInfo &st) {
   return "";
 }
 
+bool columns_contiguous(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.spatial_axes.empty()) return false;
+  const VarNode *col = st.tensor->axes.back().var.get();
+  auto uses = [&](const Expr &x) { return any_of(x, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == col; }); };
+  // col, or col plus or minus terms without col (rt[k, j + col0] of a gate block)
+  std::function<bool(const Expr &)> unit_stride = [&](const Expr &x) {
+    if (x->kind == ExprKind::Var) return x->var.get() == col;
+    if (x->kind != ExprKind::Binary) return false;
+    const auto op = static_cast<BinaryOp>(x->op);
+    if (op == BinaryOp::Add) return (unit_stride(x->args[0]) && !uses(x->args[1])) || (unit_stride(x->args[1]) && !uses(x->args[0]));
+    return op == BinaryOp::Sub && unit_stride(x->args[0]) && !uses(x->args[1]);
+  };
+  std::map<const TensorNode *, int> count;
+  for (const ExprNode *n : body_accesses(st, count))
+    for (size_t d = 0; d < n->args.size(); d++)
+      if (uses(n->args[d]) && !(d + 1 == n->args.size() && unit_stride(n->args[d]))) return false;
+  return true;
+}
+
 ChannelVector weight_input(const StageInfo &st) {
   ChannelVector none;
   if (st.kind != StageInfo::Compute || !st.is_reduction() || st.spatial_axes.size() < 3) return none;

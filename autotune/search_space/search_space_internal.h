@@ -72,6 +72,12 @@ struct ChannelVector {
  * registers reuses each load of the other input once per output channel.
  */
 ChannelVector weight_input(const StageInfo &st);
+/**
+ * Whether every read of `st` that uses its last spatial axis (the columns)
+ * indexes its last dimension with that axis alone: vectors of columns are
+ * contiguous loads (B[k, j] of a matmul; not W[j, k] of a Gemm with transB).
+ */
+bool columns_contiguous(const StageInfo &st);
 /** Product of st's reduce-axis extents (1 for no reduction): the taps of a kernel or pooling window. */
 int64_t reduce_extent(const StageInfo &st);
 /**

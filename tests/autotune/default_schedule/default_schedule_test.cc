@@ -72,6 +72,16 @@ std::vector<Case> cases() {
     out.push_back({"depthwise 32 129x131 s2", {ops::conv2d(x, w, Tensor(), {2, 2}, {1, 1, 1, 1}, {1, 1}, 32)}, true});
   }
   {
+    // one row, 200 columns on 2 threads: the GEMV seed's tasks of 112 and a guarded 88
+    Tensor a = placeholder({1, 100}, float32(), "a"), b = placeholder({100, 200}, float32(), "b");
+    out.push_back({"gemv 1x200x100", {ops::matmul(a, b)}, true});
+  }
+  {
+    // one row of a transposed weight W[n, k]: its columns are not contiguous, no GEMV seed
+    Tensor x = placeholder({1, 100}, float32(), "x"), w = placeholder({72, 100}, float32(), "w");
+    out.push_back({"dense 1x72x100", {ops::dense(x, w)}, true});
+  }
+  {
     // one row: the GEMV seed, its accumulator copy first
     Tensor xw = placeholder({1, 256}, float32(), "xw"), h = placeholder({1, 64}, float32(), "h");
     Tensor c = placeholder({1, 64}, float32(), "c"), r = placeholder({64, 256}, float32(), "r");
