@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "autotune/features/features.h"
 #include "autotune/measure/measure_hooks.h"
 #include "autotune/policy/policy.h"
+#include "autotune/transfer.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
 
@@ -32,6 +34,37 @@ class SwappableModel : public cost_model::CostModel {
   std::string name() const override { return inner->name(); }
   bool trained() const override { return inner->trained(); }
 };
+
+// Donors for a task with few records (TuneOptions::transfer): collects them, fills res's transfer fields and
+// writes the summary and the skipped donor records to stderr (at most `kShown` of those; all are in res).
+Transfer warm_start(const Task &task, const TuneOptions &opt, const RecordStore &db, TuneResult *res) {
+  std::set<std::string> own;  // schedules this run knows as measured: not seeds
+  if (opt.resume)
+    for (const auto &r : db.records()) {
+      try {
+        own.insert(policy::steps_key(trace_from_json(r.schedule_json, task.outputs)));
+      } catch (const Error &) {
+        // A record this build cannot read: the resume counts it without using it.
+      }
+    }
+  TransferOptions to;
+  to.max_seeds = std::max(1, opt.batch_size / 2);  // the other half: analytical seeds and the policy's picks
+  to.seeds_per_group = std::max(1, to.max_seeds / 2);
+  Transfer t = collect_transfer(task, db, to, own);
+  res->transferred = static_cast<int>(t.seeds.size());
+  res->transfer_summary = t.summary();
+  res->transfer_skipped = t.skipped;
+  const char *name = task.name.c_str();
+  if (!res->transfer_summary.empty())
+    std::fprintf(stderr, "tune %s: transfer: %s\n", name, res->transfer_summary.c_str());
+  const size_t kShown = 8;
+  for (size_t i = 0; i < t.skipped.size() && i < kShown; i++)
+    std::fprintf(stderr, "tune %s: transfer: skipped %s\n", name, t.skipped[i].c_str());
+  if (t.skipped.size() > kShown)
+    std::fprintf(stderr, "tune %s: transfer: %zu more lines of skipped donor records (TuneResult::transfer_skipped)\n",
+                 name, t.skipped.size() - kShown);
+  return t;
+}
 
 }  // namespace
 
@@ -62,7 +95,14 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
                             : RecordStore(opt.db_path, task.workload_key, op_name, desc, std::max(1, task.threads),
                                           opt.read_dbs);
   res.target_key = db.target_key();
-  auto space = policy::make_space(space_name(task, opt), task);
+  std::unique_ptr<policy::Space> space = policy::make_space(space_name(task, opt), task);
+  Transfer transfer;
+  if (opt.transfer && db.count() < opt.batch_size) {
+    auto tl = Clock::now();
+    transfer = warm_start(task, opt, db, &res);
+    if (!transfer.seeds.empty()) space = transfer_space(std::move(space), transfer.seeds);
+    res.search_s += since(tl);
+  }
   policy::PointCache cache(task, *space);
   auto model = std::make_unique<SwappableModel>();
   model->inner = policy::make_cost_model(opt.cost_model, opt.seed);
@@ -110,7 +150,12 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     }
     res.search_s += since(tl);
     if (!outs.empty()) pol->notify(outs);
-    if (!train_x.empty()) model->update(train_x, train_y);
+  }
+  // The model starts from the task's stored records and the donors' (one training group each).
+  if (!train_x.empty() || !transfer.train_features.empty()) {
+    auto tl = Clock::now();
+    train_with_donors(*model->inner, transfer, train_x, train_y);
+    res.search_s += since(tl);
   }
 
   Measurer measurer(task, opt.measure);
@@ -207,7 +252,9 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       tuning_log::MeasureRecord rec = commit(json, m);
       measured.insert(info.steps_key);
       consider_best(rec);
-      outs.push_back(policy::Outcome{p, m.ok(), rec.gflops});
+      // A donor schedule is no point of the policy's space (transfer_space): it informs the model only.
+      if (is_transferred(p)) res.transferred_measured++;
+      else outs.push_back(policy::Outcome{p, m.ok(), rec.gflops});
       if (info.has_features) {
         train_x.push_back(info.features);
         train_y.push_back(rec.gflops);
@@ -215,10 +262,10 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
       report(rec);
     }
     pol->notify(outs);
-    // Retrain from scratch on all records as one group (pairs across batches).
+    // Retrain from scratch on all records as one group (pairs across batches), after the donors' groups.
     auto tr = Clock::now();
     auto fresh = policy::make_cost_model(opt.cost_model, opt.seed);
-    if (!train_x.empty()) fresh->update(train_x, train_y);
+    train_with_donors(*fresh, transfer, train_x, train_y);
     model->inner = std::move(fresh);
     res.search_s += since(tr);
   }

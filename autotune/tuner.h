@@ -15,6 +15,10 @@
 // `trials`; they train the cost model, are reported to the policy (whose
 // population is warm-started from the best when the space can recover their
 // points), and their schedules are never measured again.
+// Transfer (TuneOptions::transfer, autotune/transfer.h): a task with fewer
+// than batch_size records of its own measures donor schedules (its workload
+// on other targets, its operator at other shapes) in its first batch, and its
+// cost model trains on the donors' records from the start.
 #pragma once
 
 #include <functional>
@@ -53,6 +57,17 @@ struct TuneOptions {
   /// db_path's, as stored ones (RecordStore's read_also)
   std::vector<std::string> read_dbs;
   bool resume = false;
+  /**
+   * Warm start from donors (autotune/transfer.h) when the logs hold fewer than
+   * batch_size records of this (workload, target): up to half a batch of the
+   * best schedules of this workload on other targets, then of this operator
+   * (op_name) at the nearest other shapes, adapted to this shape, are
+   * measured in the first batch by a policy that measures the space's seeds
+   * first (evolutionary); the donors' records train the cost model, one group
+   * per donor (workload, target). Donor records that do not replay are skipped
+   * with a note on stderr naming them.
+   */
+  bool transfer = true;
   uint64_t seed = 0;
   // The search's defaults (policy::PolicyContext).
   double epsilon = policy::PolicyContext{}.epsilon;
@@ -113,6 +128,11 @@ struct TuneResult {
   std::string target_key;
   /** The search stopped before `trials`: three batches in a row found no unmeasured candidate (a small space). */
   bool space_exhausted = false;
+  int transferred = 0;                      // donor schedules seeded (TuneOptions::transfer)
+  int transferred_measured = 0;             // of which measured by this call (the others: measured before, or not
+                                            // picked by a policy that ignores seeds)
+  std::string transfer_summary;             // Transfer::summary(): counts and donors; "" when no donor was found
+  std::vector<std::string> transfer_skipped;  // donor records skipped, with why (Transfer::skipped)
 };
 
 /** The search space tune() uses: options.space, else "gpu" for a GPU target, else policy::default_space_name(). */

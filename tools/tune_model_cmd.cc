@@ -91,7 +91,7 @@ void add_tune_model_command(CLI::App &app) {
     int trials = 0, threads = 0, batch = 16, small_trials = 2, warmup = -1;  // threads: set by add_threads_option
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
-    bool no_baseline = false, flush_cache = false, no_shipped = false;
+    bool no_baseline = false, flush_cache = false, no_shipped = false, no_transfer = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
@@ -114,6 +114,9 @@ void add_tune_model_command(CLI::App &app) {
       ->check(non_negative());
   cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)")->check(non_negative());
   cmd->add_flag("--no-baseline", a->no_baseline, "do not store the default schedule as a new task's first record");
+  cmd->add_flag("--no-transfer", a->no_transfer,
+                "do not warm-start a task with few records from its records on other targets or its operator's at "
+                "other shapes (autotune/transfer.h)");
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
   cmd->callback([a] {
     autotune::ModelTuneOptions o;
@@ -139,6 +142,7 @@ void add_tune_model_command(CLI::App &app) {
     o.small_task_flops = a->small_flops;
     o.small_task_trials = a->small_trials;
     o.measure_baseline = !a->no_baseline;
+    o.transfer = !a->no_transfer;
     o.warmup_trials = a->warmup;
     o.stop = autotune::install_sigint_stop();
     int small = 0;

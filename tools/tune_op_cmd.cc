@@ -1,7 +1,7 @@
 // tetune tune-op: auto-tune one operator of the registry (`tetune ops`) into a tuning log.
 //
 //   tetune tune-op --op matmul --shape 1024,1024,1024 --trials 256 [--threads 2]
-//       [--policy evolutionary|annealing|random] [--db PATH] [--resume] [--plot curve.svg]
+//       [--policy evolutionary|annealing|random] [--db PATH] [--resume] [--no-transfer] [--plot curve.svg]
 //       [--target host|cuda|HALIDE_TARGET] [--remote-command 'CMD {dir} {runner}'] [--runner PATH]
 //   A GPU target is always measured by tetune_measure_runner (CUDA events), on
 //   this machine unless --remote-command sends the batch elsewhere.
@@ -121,7 +121,7 @@ void add_tune_op_command(CLI::App &app) {
   struct Args {
     std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb", target = "host";
     int trials = 64, threads = 0, batch = 16;  // threads: set by add_threads_option
-    bool resume = false, no_library = false, flush_cache = false, no_shipped = false;
+    bool resume = false, no_library = false, flush_cache = false, no_shipped = false, no_transfer = false;
     std::string remote_command, runner;
     uint64_t seed = 0;
     double timeout = 20;
@@ -139,6 +139,9 @@ void add_tune_op_command(CLI::App &app) {
                            "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
   cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
   cmd->add_flag("--resume", a->resume, "continue: stored records count towards --trials and train the model");
+  cmd->add_flag("--no-transfer", a->no_transfer,
+                "do not warm-start from records of this operator on other targets or at other shapes "
+                "(measured first, cost model trained on them; autotune/transfer.h)");
   cmd->add_option("--plot", a->plot, "write the tuning curve (best GFLOP/s vs trials) as SVG");
   cmd->add_option("--seed", a->seed, "random seed");
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
@@ -167,6 +170,7 @@ void add_tune_op_command(CLI::App &app) {
     o.db_path = a->db;
     if (!a->no_shipped) o.read_dbs = {tuning_log::shipped_log_path()};  // "" (none found) is skipped
     o.resume = a->resume;
+    o.transfer = !a->no_transfer;
     o.seed = a->seed;
     o.op_name = a->op;
     o.measure.timeout_s = a->timeout;
@@ -198,6 +202,9 @@ void add_tune_op_command(CLI::App &app) {
     std::printf("task: %s\ntarget: %s\nrecords: %d (measured now %d, errors %d) in %.1f s (search %.1f s, measure %.1f s)\n",
                 name.c_str(), r.target_key.c_str(), r.total_records, r.measured, r.errors, r.elapsed_s, r.search_s, r.measure_s);
     if (r.measured > 0) std::printf("throughput: %.2f candidates/s\n", r.measured / std::max(r.elapsed_s, 1e-9));
+    if (!r.transfer_summary.empty())
+      std::printf("transfer: %d of %d transferred schedules measured now: %s\n", r.transferred_measured, r.transferred,
+                  r.transfer_summary.c_str());
     if (r.space_exhausted)
       std::printf("note: the search found no unmeasured candidate in 3 batches and stopped (a small space): %d records, fewer than the %d trials asked\n",
                   r.total_records, a->trials);

@@ -23,12 +23,12 @@ RecordStore::RecordStore(const std::string &db_path, const std::string &workload
 RecordStore::RecordStore(const std::string &db_path, const std::string &workload_key, const std::string &op_name,
                          const std::string &description_json, const tuning_log::TargetInfo &t,
                          const std::vector<std::string> &read_also)
-    : workload_key_(workload_key) {
+    : workload_key_(workload_key), target_(t), workload_{workload_key, op_name, description_json} {
   path_ = db_path.empty() ? tuning_log::prepare_user_log_path() : db_path;
   tuning_log::refuse_writing_shipped_log(path_);
   impl_.reset(new Impl{tuning_log::TuningLog::open(path_), {}});
   target_key_ = t.key();
-  impl_->db.upsert_workload({workload_key, op_name, description_json});
+  impl_->db.upsert_workload(workload_);
   impl_->db.upsert_target(t);
   for (const auto &p : read_also)
     if (!p.empty() && !tuning_log::same_file(p, path_)) impl_->read_also.push_back(tuning_log::TuningLog::open_read_only(p));
@@ -62,6 +62,12 @@ int64_t RecordStore::count() const {
   return n;
 }
 std::string RecordStore::integrity_check() const { return impl_->db.integrity_check(); }
+
+std::vector<const tuning_log::TuningLog *> RecordStore::logs() const {
+  std::vector<const tuning_log::TuningLog *> out{&impl_->db};
+  for (const auto &log : impl_->read_also) out.push_back(&log);
+  return out;
+}
 
 }  // namespace autotune
 }  // namespace tetune

@@ -11,6 +11,9 @@
 #include <vector>
 
 namespace tetune {
+namespace tuning_log {
+class TuningLog;
+}
 namespace autotune {
 
 /**
@@ -53,11 +56,23 @@ class RecordStore {
   std::string integrity_check() const;
   const std::string &target_key() const { return target_key_; }
   const std::string &path() const { return path_; }
+  /** The target records are stored under. */
+  const tuning_log::TargetInfo &target() const { return target_; }
+  /** The workload row this store upserted (key, op name, description). */
+  const tuning_log::WorkloadInfo &workload() const { return workload_; }
+  /**
+   * The logs records() reads, in its order: db_path's, then each read_also
+   * log. Owned by this store. For readers of other (workload, target) pairs,
+   * e.g. the donors of autotune/transfer.h.
+   */
+  std::vector<const tuning_log::TuningLog *> logs() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string workload_key_, target_key_, path_;
+  tuning_log::TargetInfo target_;
+  tuning_log::WorkloadInfo workload_;
 };
 
 }  // namespace autotune
