@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "autotune/default_schedule.h"
 #include "autotune/measure/measure_hooks.h"
@@ -40,6 +42,15 @@ std::string op_sequence(const std::string &group_name) {
 }
 
 struct Stop {};  // thrown from tune()'s progress callback after a committed record
+
+// The records of task t on the target they are measured for, as tune() picks it: the driver's measurer's
+// target (autotune/measure/measure_hooks.h) when `hooked` is set, else this host's with the task's threads.
+RecordStore task_records(const ModelTuneOptions &opt, const Task &t, const BatchMeasurer *hooked,
+                         const std::vector<std::string> &read_dbs) {
+  const std::string desc = workload_description(t);
+  if (hooked) return RecordStore(opt.db_path, t.workload_key, t.name, desc, hooked->target_info(), read_dbs);
+  return RecordStore(opt.db_path, t.workload_key, t.name, desc, std::max(1, t.threads), read_dbs);
+}
 
 std::atomic<bool> g_sigint{false};
 void on_sigint(int) {
@@ -138,10 +149,19 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   so.seed = opt.seed;
   TaskScheduler sched(infos, so);
 
+  // A driver's measurer per CPU task (as tune() makes one; a GPU task is measured by tune()'s runner):
+  // its target is the one whose records count against the budget, and it measures the baselines, so that
+  // a pass of tetune-mpi tuning for its workers' CPU neither counts nor stores records of rank 0's.
+  // Held until the baselines are stored; tune() makes its own for each step.
+  std::vector<std::unique_ptr<BatchMeasurer>> hooked(n);
+  if (measure_hooks().make_measurer)
+    for (int i = 0; i < n; i++)
+      if (!tasks[i].task.target.is_gpu()) hooked[i] = measure_hooks().make_measurer(tasks[i].task, opt.measure);
+
   // Stored records (resume).
   for (int i = 0; i < n; i++) {
     const Task &t = tasks[i].task;
-    RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads), opt.read_dbs);
+    RecordStore db = task_records(opt, t, hooked[i].get(), opt.read_dbs);
     int count = 0;
     double best = kInf;
     for (const auto &rec : db.records()) {
@@ -182,12 +202,11 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       if (stop_requested() || past_deadline() || sched.remaining() <= 0) break;
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
-      RecordStore db(opt.db_path, t.workload_key, t.name, workload_description(t), std::max(1, t.threads));
+      RecordStore db = task_records(opt, t, hooked[i].get(), {});
       Schedule s = analytical_schedule(t).schedule;
-      Measurer m(t, opt.measure);
       MeasureInput in;
       in.steps = s.trace();
-      MeasureResult mr = m.measure(in);
+      MeasureResult mr = hooked[i] ? hooked[i]->measure_batch({in}).at(0) : Measurer(t, opt.measure).measure(in);
       tuning_log::MeasureRecord rec;
       rec.schedule_json = trace_to_json(s);
       rec.costs_ms = mr.costs_ms;
@@ -206,6 +225,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       emit(i, 1, true, &rec);
     }
   }
+  hooked.clear();
 
   auto step = [&](int i, int target, bool warmup, int *now, double *best) -> bool {
     const ModelTask &mt = tasks[i];
@@ -218,6 +238,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     o.db_path = opt.db_path;
     o.read_dbs = opt.read_dbs;
     o.resume = true;
+    o.transfer = opt.transfer;
     o.seed = opt.seed + static_cast<uint64_t>(sched.state(i).rounds) * 1000003ull + i;
     o.measure = opt.measure;
     // Rounds are short (a batch or two): re-measuring the top schedules in each would spend a

@@ -8,22 +8,26 @@
 //   ModelTuneOptions o; o.total_trials = 200; o.db_path = "m.db";
 //   ModelTuneResult r = tune_model(tasks, o);
 //
-// Budget: total_trials counts every record of the model's tasks on this host
-// target, stored ones included; time_budget_s stops at the deadline (the
-// measurement in flight is finished and committed first). Interrupt: set
-// *stop (e.g. from a SIGINT handler, see install_sigint_stop()); the current
-// measurement finishes, its record is committed, tune_model returns with
-// interrupted = true.
+// Budget: total_trials counts every record of the model's tasks on the target
+// they are measured for, stored ones included: this host's, or with a driver's
+// measure hooks (autotune/measure/measure_hooks.h) each task's measurer's.
+// time_budget_s stops at the deadline (the measurement in flight is finished
+// and committed first). Interrupt: set *stop (e.g. from a SIGINT handler, see
+// install_sigint_stop()); the current measurement finishes, its record is
+// committed, tune_model returns with interrupted = true.
 //
 // Baseline: a task without any record first gets its analytical default
 // (autotune::analytical_schedule, what `compile` uses for a task without a
 // record and no cost model) measured and stored as its first record
 // (tuner_version "tetune-default-schedule", counts as a trial), so the tuned
-// best is never worse than the default and the "before" latency is known.
+// best is never worse than the default and the "before" latency is known. It
+// is measured where the task's other records are (a hooked measurer's
+// machine, under its target).
 //
 // Warm start: tune() with resume loads the task's own records (cost-model
-// training data, never re-measured). Records of other workloads are not used
-// as training data (gap: tuner.h has no hook for foreign training data).
+// training data, never re-measured); a task with few records of its own is
+// warm-started from donors, its workload on other targets and its operator at
+// other shapes (TuneOptions::transfer, autotune/transfer.h).
 //
 // Small tasks: a task whose flops are below small_task_flops (elementwise /
 // copies) gets at most small_task_trials records (0 = skipped, keeps the
@@ -91,6 +95,7 @@ struct ModelTuneOptions {
   double small_task_flops = 1e5; // tasks below: at most small_task_trials records
   int small_task_trials = 2;
   bool measure_baseline = true;  // default schedule as first record of a task without records
+  bool transfer = true;          // TuneOptions::transfer for every task
   std::function<void(const ModelTuneProgress &)> progress;
   const std::atomic<bool> *stop = nullptr;
 };
@@ -98,7 +103,7 @@ struct ModelTuneOptions {
 struct ModelTaskResult {
   std::string name, workload_key;
   double weight = 1, flops = 0;
-  int trials = 0;            // records on this target after the run
+  int trials = 0;            // records on the task's target after the run
   int measured = 0, errors = 0;
   double best_ms = 0;        // inf when no successful record
   double gflops = 0;
