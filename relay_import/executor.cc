@@ -7,6 +7,7 @@
 
 #include "relay_import/host_ops.h"
 #include "relay_import/passes/batch_norm_folding.h"
+#include "relay_import/passes/channel_scale_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
 #include "relay_import/passes/dead_code.h"
@@ -30,6 +31,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   g.compact();
   if (options.fold_batch_norm) st.folded_batch_norms = fold_batch_norms(g);
   pretranspose_gemm_weights(g);
+  if (options.fold_channel_scales) st.folded_channel_scales = fold_channel_scales_into_convs(g);
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
   st.dce_removed = eliminate_dead_code(g);
   st.nodes_after_passes = g.num_live_nodes();

@@ -47,6 +47,8 @@ struct CompileOptions {
   int threads = 1;                       // recorded in tasks
   FusionOptions fusion;
   bool fold_batch_norm = true;
+  /** Conv(x * s, W) with s a per-channel scale -> Conv(x, W * s) (passes/channel_scale_folding.h). */
+  bool fold_channel_scales = true;
   bool cse = true;
   bool plain_default_schedule = false;   // default hook: bare Schedule(outputs) instead of autotune::default_schedule
   /** The default hook's options (cost model, candidates, seed); the default: the analytical default. */
@@ -116,7 +118,7 @@ int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_unt
 
 struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
-  int folded_batch_norms = 0, cse_removed = 0, dce_removed = 0;
+  int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;
   SourceCounts group_sources;            // kernel groups by the source of their kernel's schedule

@@ -51,16 +51,23 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     std::vector<std::string> sp = st0.spatial_axes;
     std::vector<std::string> red;
     for (const auto &iv : st0.reduce_axes) red.push_back(iv.var.name());
+    // The vector axis: the innermost one longer than 1 (a weight [K, C, 1, 1]
+    // vectorizes along C); the unit axes after it stay outside its lanes.
+    size_t vi = sp.size() - 1;
+    while (vi > 0 && st0.shape[vi] == 1) vi--;
+    const std::vector<std::string> units(sp.begin() + static_cast<std::ptrdiff_t>(vi) + 1, sp.end());
+    sp.resize(vi + 1);
     std::string inner = sp.back();
-    int64_t inner_ext = st0.shape.back();
+    int64_t inner_ext = st0.shape[vi];
     int width = inner_ext >= 4 * vector_width ? 2 * vector_width : vector_width;
     int64_t max_tasks = kTasksPerThread * std::max(1, threads);
     try {
       if (inner_ext > vector_width) {
         auto [wo, wi] = s.split(nm, inner, width, TailStrategy::GuardWithIf);
-        if (!red.empty()) {
+        if (!red.empty() || !units.empty()) {
           std::vector<std::string> order(sp.begin(), sp.end() - 1);
           order.push_back(wo);
+          order.insert(order.end(), units.begin(), units.end());
           // the reduce leaves as they currently stand
           for (const auto &l : s.stage(nm).leaves)
             if (l.is_reduce) order.push_back(l.name);
@@ -72,6 +79,7 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
         // A reduction's short inner axis (a pool's lanes of partial sums):
         // whole, inside the reduce loops, as one vector of accumulators.
         std::vector<std::string> order(sp.begin(), sp.end() - 1);
+        order.insert(order.end(), units.begin(), units.end());
         for (const auto &l : s.stage(nm).leaves)
           if (l.is_reduce) order.push_back(l.name);
         order.push_back(inner);
