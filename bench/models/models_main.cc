@@ -7,9 +7,10 @@
 //
 // Each model is exported once (`tetune compile` in process, relay::export_model)
 // into a cache dir (--cache, default /tmp/tetune_bench_models; reused while the
-// .onnx, the shape and the db are unchanged). "tetune-untuned" uses the default
-// schedules; "tetune-tuned" (only with --db / $TETUNE_DB) the best records of
-// the tuning log (relay::use_tuned_schedules, threads-specific export). Every
+// .onnx, the shape and the db are unchanged), once per thread count, compiled
+// for it as `tetune compile --threads N` does. "tetune-untuned" uses the
+// default schedules; "tetune-tuned" (only with --db / $TETUNE_DB) the best
+// records of the tuning log (relay::use_tuned_schedules). Every
 // measurement runs in its own child process with HL_NUM_THREADS / OMP_NUM_THREADS
 // set: tetune rows re-exec this binary (--child: rt::Model, set_num_threads,
 // warm-up, median of --repeat runs), onnxruntime rows run
@@ -266,14 +267,15 @@ int parent_main(int argc, char **argv) {
       std::string d = cache + "/" + ms.key + "_" + shape_x + "_" + tag;
       std::string stampf = d + "/bench_stamp.txt";
       // The binary's own mtime: a rebuilt compiler (new default schedules) re-exports.
-      std::string want = onnx + " " + std::to_string(mtime(onnx)) + " " + ms.shape + " " + (tag == "untuned" ? "" : db + " " + std::to_string(mtime(db))) +
+      const bool untuned = tag.rfind("untuned", 0) == 0;
+      std::string want = onnx + " " + std::to_string(mtime(onnx)) + " " + ms.shape + " " + (untuned ? "" : db + " " + std::to_string(mtime(db))) +
                          " " + relay::kTetuneVersion + " plan v" + std::to_string(rt::kPlanVersion) + " bench " + std::to_string(mtime(self));
       std::string have;
       {
         std::ifstream f(stampf);
         std::getline(f, have);
       }
-      Variant v{"tetune-" + std::string(tag.rfind("tuned", 0) == 0 ? "tuned" : "untuned"), d, thr};
+      Variant v{"tetune-" + std::string(untuned ? "untuned" : "tuned"), d, thr};
       if (have == want && exists(d + "/libmodel.so") && exists(d + "/graph.bin")) {
         std::ifstream mf(d + "/manifest.json");
         std::stringstream ss;
@@ -293,8 +295,9 @@ int parent_main(int argc, char **argv) {
       relay::ExportOptions eo;
       eo.model_path = onnx;
       relay::TunedLookupStats st;
-      if (tag != "untuned") {
-        eo.compile.threads = thr;
+      // Compiled for the threads it runs on, as `tetune compile --threads N` does.
+      eo.compile.threads = thr;
+      if (!untuned) {
         relay::TunedLookupOptions lo;
         lo.print_notes = false;
         relay::use_tuned_schedules(eo.compile, db, &st, lo);
@@ -309,7 +312,7 @@ int parent_main(int argc, char **argv) {
       return v;
     };
     try {
-      variants.push_back(export_dir("untuned", 0));
+      for (int t : threads) variants.push_back(export_dir("untuned_t" + std::to_string(t), t));
       if (!db.empty())
         for (int t : threads) variants.push_back(export_dir("tuned_t" + std::to_string(t), t));
     } catch (const Error &e) {
