@@ -7,10 +7,12 @@
 // shift: Halide 14 miscompiles it inlined into a vectorized product). Every
 // remaining stage is computed at root with its outer spatial axes fused and
 // run in parallel (at most 16 tasks per thread, see
-// schedule/parallel_grain.h) and its innermost spatial axis split by
-// `vector_width` when it is longer than that (by 2 * vector_width when at least
-// 4 * vector_width long) and vectorized (reduce axes moved outside the
-// vector lanes). A reduction over a small window (every reduce axis at most
+// schedule/parallel_grain.h; serial below 8192 points times reduce extent)
+// and its innermost axis longer than 1 split by `vector_width` when it is
+// longer than that (by 2 * vector_width when at least 4 * vector_width long)
+// and vectorized (reduce axes moved outside the vector lanes); a reduction's
+// shorter one (4 to vector_width) is vectorized whole. A reduction over a
+// small window (every reduce axis at most
 // kWholeWindow long, a 3x3 max pool) has its reduce axes unrolled, so that
 // its accumulator stays in a register instead of a load and a store per tap.
 #pragma once
