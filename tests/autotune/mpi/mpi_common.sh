@@ -43,3 +43,19 @@ check_target() {
   [[ $bad -eq 0 ]] || fail "$db: target row $row: $bad valid records without costs, median or GFLOP/s"
   echo "$db: target row $row: $n records, $ok valid"
 }
+
+# Picks a second target this CPU can run, for a worker rank's TETUNE_MPI_TARGET: OTHER (the target), HAS (a
+# feature it has) and LACKS (one it lacks, which the host target has). AVX2 on an AVX-512 CPU, else SSE4.1.
+# Skips (exit 0 with a reason) off x86-64 or without SSE4.1.
+has() { grep -qw "$1" /proc/cpuinfo; }
+pick_other_target() {
+  if [[ $(uname -m) != x86_64 ]] || ! has sse4_1; then
+    echo "SKIP: TETUNE_MPI_TARGET takes another target on x86-64 only, and the smallest used here needs SSE4.1"
+    exit 0
+  fi
+  if has avx512f && has avx2 && has fma; then
+    OTHER=x86-64-linux-avx2-fma; HAS=avx2; LACKS=avx512
+  else
+    OTHER=x86-64-linux-sse41; HAS=sse4_1; LACKS=avx
+  fi
+}

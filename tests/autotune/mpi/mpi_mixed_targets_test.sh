@@ -4,16 +4,7 @@
 # per target, both at once, and the log holds --trials records under each target. A target this CPU cannot
 # run is refused, naming the variable and the extension it lacks.
 source "$(dirname "$0")/mpi_common.sh"
-has() { grep -qw "$1" /proc/cpuinfo; }
-if [[ $(uname -m) != x86_64 ]] || ! has sse4_1; then
-  echo "SKIP: TETUNE_MPI_TARGET takes another target on x86-64 only, and the smallest used here needs SSE4.1"
-  exit 0
-fi
-if has avx512f && has avx2 && has fma; then
-  OTHER=x86-64-linux-avx2-fma; HAS=avx2; LACKS=avx512
-else
-  OTHER=x86-64-linux-sse41; HAS=sse4_1; LACKS=avx
-fi
+pick_other_target
 TRIALS=8
 DB=$WORK/mpi.db
 # Batches of 2: each pass commits records four times. (Whether the passes overlap in time is not

@@ -13,19 +13,10 @@ if [[ ! -f $ONNX_WRITER ]]; then
   echo "SKIP: $ONNX_WRITER is missing (set TETUNE_ROOT to the repository)"
   exit 0
 fi
-has() { grep -qw "$1" /proc/cpuinfo; }
-if [[ $(uname -m) != x86_64 ]] || ! has sse4_1; then
-  echo "SKIP: TETUNE_MPI_TARGET takes another target on x86-64 only, and the smallest used here needs SSE4.1"
-  exit 0
-fi
+pick_other_target
 if ! /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   echo "SKIP: /usr/bin/python3 lacks numpy, which onnx_writer.py needs (tools/setup.sh installs python3-numpy)"
   exit 0
-fi
-if has avx512f && has avx2 && has fma; then
-  OTHER=x86-64-linux-avx2-fma; HAS=avx2; LACKS=avx512
-else
-  OTHER=x86-64-linux-sse41; HAS=sse4_1; LACKS=avx
 fi
 
 # Conv 3->8 3x3 + Relu, GlobalAveragePool, Gemm 8->4 on x [1, 3, 32, 32]: three tasks, two of them small.
