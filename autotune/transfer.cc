@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -74,10 +75,7 @@ std::string one_line(std::string s) {
   return s;
 }
 
-std::string file_name(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+std::string file_name(const std::string &path) { return std::filesystem::path(path).filename().string(); }
 
 }  // namespace
 

@@ -63,30 +63,29 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     int64_t inner_ext = st0.shape[vi];
     int width = inner_ext >= 4 * vector_width ? 2 * vector_width : vector_width;
     int64_t max_tasks = kTasksPerThread * std::max(1, threads);
-    try {
-      if (inner_ext > vector_width) {
-        auto [wo, wi] = s.split(nm, inner, width, TailStrategy::GuardWithIf);
-        if (!red.empty() || !units.empty()) {
-          std::vector<std::string> order(sp.begin(), sp.end() - 1);
-          order.push_back(wo);
-          order.insert(order.end(), units.begin(), units.end());
-          // the reduce leaves as they currently stand
-          for (const auto &l : s.stage(nm).leaves)
-            if (l.is_reduce) order.push_back(l.name);
-          order.push_back(wi);
-          s.reorder(nm, order);
-        }
-        s.vectorize(nm, wi);
-      } else if (!red.empty() && inner_ext >= 4) {
-        // A reduction's short inner axis (a pool's lanes of partial sums):
-        // whole, inside the reduce loops, as one vector of accumulators.
+    // Vectorizes `lanes` as the innermost loop: after the other spatial loops
+    // (`outer`: the vector axis's outer part, if split), the unit axes and the
+    // reduce leaves as they currently stand.
+    auto vectorize_innermost = [&](const std::string &outer, const std::string &lanes) {
+      if (!red.empty() || !units.empty()) {
         std::vector<std::string> order(sp.begin(), sp.end() - 1);
+        if (!outer.empty()) order.push_back(outer);
         order.insert(order.end(), units.begin(), units.end());
         for (const auto &l : s.stage(nm).leaves)
           if (l.is_reduce) order.push_back(l.name);
-        order.push_back(inner);
+        order.push_back(lanes);
         s.reorder(nm, order);
-        s.vectorize(nm, inner);
+      }
+      s.vectorize(nm, lanes);
+    };
+    try {
+      if (inner_ext > vector_width) {
+        auto [wo, wi] = s.split(nm, inner, width, TailStrategy::GuardWithIf);
+        vectorize_innermost(wo, wi);
+      } else if (!red.empty() && inner_ext >= 4) {
+        // A reduction's short inner axis (a pool's lanes of partial sums):
+        // whole, inside the reduce loops, as one vector of accumulators.
+        vectorize_innermost("", inner);
       }
       bool window = !red.empty();
       for (const auto &iv : st0.reduce_axes) window &= iv.extent <= kWholeWindow;
@@ -97,8 +96,7 @@ Schedule simple_cpu_schedule(const std::vector<Tensor> &outputs, int vector_widt
     // Work too small to share: a parallel loop's hand-off to the other
     // threads costs about a microsecond (an LSTM's per-step Gather of 1024
     // floats: 1 us at 2 threads, 0.1 us at 1).
-    int64_t work = 1;
-    for (int64_t e : st0.shape) work *= e;
+    int64_t work = st0.tensor.size();
     for (const auto &iv : st0.reduce_axes) work *= iv.extent;
     if (work < kSerialWork) continue;
     try {

@@ -125,10 +125,8 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
 // (MobileNetV3's stride-2 depthwise conv of 64x112x112: 0.63 -> 0.35 ms at 1
 // thread). A smaller one stays at root, where it ran faster.
 bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage) {
-  const StageInfo &pad = g.stage(stage);
-  int64_t bytes = pad.tensor.dtype().bytes();
-  for (int64_t e : pad.shape) bytes *= e;
-  if (bytes <= kL2Bytes) return false;
+  const Tensor &pad = g.stage(stage).tensor;
+  if (pad.size() * pad.dtype().bytes() <= kL2Bytes) return false;
   auto it = g.consumers.find(stage);
   if (it == g.consumers.end() || it->second.size() != 1) return false;
   const std::string &c = it->second.front();

@@ -36,10 +36,7 @@ int fold_channel_scales_into_convs(Graph &g) {
         !wv.shape_known || wv.shape.size() != 4 || wv.shape[1] != out.shape[1])
       continue;
     // Scale the smaller of the two: late layers' weights (1152 x 320) outweigh their activations (320 x 7 x 7).
-    int64_t w_elems = 1, x_elems = 1;
-    for (int64_t e : wv.shape) w_elems *= e;
-    for (int64_t e : out.shape) x_elems *= e;
-    if (w_elems >= x_elems) continue;
+    if (wv.nbytes() >= out.nbytes()) continue;  // same dtype: bytes compare as elements
     // W [K, C, kh, kw] * s broadcasts s's C over the weight's input channels.
     const std::string name = conv.name;
     const Shape w_shape = wv.shape;
