@@ -7,6 +7,7 @@
 
 #include "relay_import/host_ops.h"
 #include "relay_import/passes/batch_norm_folding.h"
+#include "relay_import/passes/blocked_layout.h"
 #include "relay_import/passes/channel_scale_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
@@ -32,6 +33,11 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   if (options.fold_batch_norm) st.folded_batch_norms = fold_batch_norms(g);
   pretranspose_gemm_weights(g);
   if (options.fold_channel_scales) st.folded_channel_scales = fold_channel_scales_into_convs(g);
+  if (options.blocked_layout) {
+    BlockedLayoutStats layout = convert_to_blocked_layout(g, channel_block(options.target));
+    st.blocked_convs = layout.convs;
+    st.layout_transforms = layout.transforms;
+  }
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
   st.dce_removed = eliminate_dead_code(g);
   st.nodes_after_passes = g.num_live_nodes();

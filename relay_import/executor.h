@@ -4,7 +4,8 @@
 //   CompiledModel m = compile_model(std::move(g));   // passes, fusion, kernels
 //   std::vector<NDArray> y = m.run({x});
 //
-// Passes (in order): constant folding, batch-norm folding, CSE, DCE, fusion.
+// Passes (in order): constant folding, batch-norm folding, Gemm weight layout,
+// channel-scale folding, blocked layout (NCHW[b]c conv chains), CSE, DCE, fusion.
 // Each fused group becomes one tetune::Task (make_task, so equal groups
 // share a workload key) and one JIT Kernel built from the ScheduleChoice
 // returned by the `schedule_for` hook; kernels are shared between groups with
@@ -49,6 +50,11 @@ struct CompileOptions {
   bool fold_batch_norm = true;
   /** Conv(x * s, W) with s a per-channel scale -> Conv(x, W * s) (passes/channel_scale_folding.h). */
   bool fold_channel_scales = true;
+  /**
+   * Convolution chains in NCHW[b]c, b = channel_block(target) (passes/blocked_layout.h);
+   * false keeps every tensor NCHW.
+   */
+  bool blocked_layout = true;
   bool cse = true;
   bool plain_default_schedule = false;   // default hook: bare Schedule(outputs) instead of autotune::default_schedule
   /** The default hook's options (cost model, candidates, seed); the default: the analytical default. */
@@ -119,6 +125,7 @@ int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_unt
 struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
+  int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;
   SourceCounts group_sources;            // kernel groups by the source of their kernel's schedule

@@ -824,7 +824,7 @@ const lowering::OpTable &registry() {
          {&lowering::core_ops(), &lowering::math_ops(), &lowering::indexing_ops(), &lowering::loss_ops(),
           &lowering::rnn_ops(), &lowering::dynamic_ops(), &lowering::select_ops(), &lowering::resize_ops(), &lowering::quant_ops(),
           &lowering::integer_ops(), &lowering::spatial_ops(), &lowering::signal_ops(),
-          &lowering::unpool_ops(), &lowering::einsum_ops(), &lowering::cumsum_ops()})
+          &lowering::unpool_ops(), &lowering::einsum_ops(), &lowering::cumsum_ops(), &lowering::layout_ops()})
       for (const auto &kv : *t)
         if (!all.emplace(kv.first, kv.second).second)
           throw Error("internal error: ONNX op '" + kv.first + "' has two lowerings");
@@ -841,7 +841,8 @@ bool is_supported_op(const std::string &op) {
 
 std::vector<std::string> supported_ops() {
   std::vector<std::string> v;
-  for (auto &kv : registry()) v.push_back(kv.first);
+  for (auto &kv : registry())
+    if (kv.first.compare(0, 7, "tetune.") != 0) v.push_back(kv.first);  // tetune's own ops (layout) are no ONNX op
   v.push_back("Constant");
   v.push_back("Shape");
   v.push_back("Size");

@@ -58,6 +58,7 @@ const OpTable &signal_ops();    // lowering_signal.cc: DFT, STFT
 const OpTable &unpool_ops();    // lowering_unpool.cc: RoiAlign, MaxUnpool
 const OpTable &einsum_ops();    // lowering_einsum.cc: Einsum
 const OpTable &cumsum_ops();    // lowering_cumsum.cc: CumSum
+const OpTable &layout_ops();    // lowering_layout.cc: blocked-layout ops of passes/blocked_layout.h (tetune.*)
 
 /** MaxPool (is_max) / AveragePool over NCDHW (lowering_spatial.cc); l_max_pool / l_avg_pool hand it rank-5 inputs. */
 std::vector<Tensor> pool3d(LowerContext &c, bool is_max);

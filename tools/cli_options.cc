@@ -41,6 +41,15 @@ CLI::Option *add_db_option(CLI::App *cmd, std::string &db, const std::string &wh
                                 "$PGPASSWORD rather than in the URI)");
 }
 
+CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
+  layout = "blocked";
+  return cmd
+      ->add_option("--layout", layout,
+                   "blocked (default): convolution chains in NCHW[b]c, b = the fp32 lanes of a vector (16 with AVX-512); "
+                   "nchw: every tensor in the model's layout")
+      ->check(CLI::IsMember({"blocked", "nchw"}));
+}
+
 const CLI::Validator &positive() {
   static const CLI::Validator v = number_check("POSITIVE", [](double x) { return x > 0; }, "must be a positive number");
   return v;

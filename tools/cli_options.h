@@ -34,6 +34,13 @@ CLI::Option *add_threads_option(CLI::App *cmd, int &threads, const std::string &
  */
 CLI::Option *add_db_option(CLI::App *cmd, std::string &db, const std::string &what, const std::string &name = "--db");
 
+/**
+ * Adds --layout {blocked, nchw}: blocked (the default) runs convolution chains
+ * in NCHW[b]c (relay::CompileOptions::blocked_layout), nchw keeps every tensor
+ * in the model's layout.
+ */
+CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout);
+
 /** A number > 0 and finite ("--timeout: must be a positive number, got 0"). */
 const CLI::Validator &positive();
 /** A number >= 0 and finite. */

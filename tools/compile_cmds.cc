@@ -34,6 +34,7 @@ void add_compile_commands(CLI::App &app) {
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
     bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false;
+    std::string layout;  // set by add_layout_option
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "ONNX model file")->required();
@@ -60,6 +61,7 @@ void add_compile_commands(CLI::App &app) {
                 "keep the build directory (kernel objects, headers, kernel table source): a fresh $TMPDIR/tetune-build-XXXXXX, "
                 "printed at the end; nothing is built in or deleted from OUT/");
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
+  add_layout_option(cmd, o->layout);
   cmd->add_flag("-q,--quiet", o->quiet,
                 "no per-kernel progress on stderr. The table of tasks (one line each: name, where its schedule came from "
                 "-- record, cost model or analytical -- and how it was chosen) is always printed");
@@ -74,6 +76,7 @@ void add_compile_commands(CLI::App &app) {
     eo.compile.target = Target{o->target};
     eo.compile.threads = o->threads;
     eo.compile.plain_default_schedule = o->plain;
+    eo.compile.blocked_layout = o->layout == "blocked";
     std::unique_ptr<cost_model::CostModel> model;
     eo.compile.untuned = untuned_options(o->cost_model, &model);
     eo.model_path = o->model;

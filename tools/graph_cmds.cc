@@ -38,6 +38,7 @@ void add_graph_command(CLI::App &app) {
     std::string model, dot, save;
     std::vector<std::string> shapes;
     bool no_fuse = false;
+    std::string layout = "blocked";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("model", o->model, "ONNX model file")->required();
@@ -45,6 +46,7 @@ void add_graph_command(CLI::App &app) {
   cmd->add_option("--dot", o->dot, "write the fused graph as Graphviz to this file");
   cmd->add_option("--save", o->save, "write the optimised graph with weights (tetune graph format)");
   cmd->add_flag("--no-fuse", o->no_fuse, "one group per node");
+  add_layout_option(cmd, o->layout);
   cmd->callback([o] {
     relay::ImportOptions io;
     io.input_shapes = shapes_from(o->shapes);
@@ -53,6 +55,7 @@ void add_graph_command(CLI::App &app) {
     double t1 = now_s();
     relay::CompileOptions co;
     co.fusion.fuse = !o->no_fuse;
+    co.blocked_layout = o->layout == "blocked";
     relay::CompiledModel m = relay::compile_groups_only(std::move(g), co);
     std::printf("%s", m.summary().c_str());
     std::printf("import %.2f s, passes + fusion %.2f s\n", t1 - t0, m.stats().passes_s);
@@ -77,6 +80,7 @@ void add_run_model_command(CLI::App &app) {
     int repeat = 1;
     bool plain = false;
     std::string cost_model;
+    std::string layout = "blocked";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "ONNX model file")->required();
@@ -86,6 +90,7 @@ void add_run_model_command(CLI::App &app) {
   cmd->add_option("--repeat", o->repeat, "timed runs after one warm-up")->check(positive());
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
   cmd->add_option("--cost-model", o->cost_model, kCostModelHelp);
+  add_layout_option(cmd, o->layout);
   cmd->callback([o] {
     std::map<std::string, NDArray> feeds;
     relay::ImportOptions io;
@@ -101,6 +106,7 @@ void add_run_model_command(CLI::App &app) {
     double t0 = now_s();
     relay::CompileOptions co;
     co.plain_default_schedule = o->plain;
+    co.blocked_layout = o->layout == "blocked";
     std::unique_ptr<cost_model::CostModel> model;
     co.untuned = untuned_options(o->cost_model, &model);
     relay::CompiledModel m = relay::compile_model(relay::import_onnx(o->model, io), co);

@@ -1,0 +1,247 @@
+#include "relay_import/passes/blocked_layout.h"
+
+#include <map>
+#include <set>
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+const char *const kToBlocked = "tetune.ToBlocked";
+const char *const kToPlain = "tetune.ToPlain";
+
+// Elementwise ops whose operands broadcast NumPy-style (so a blocked operand
+// and a re-laid-out per-channel one line up); BatchNormalization, which
+// broadcasts along axis 1, is not one of them.
+const std::set<std::string> &movable_elementwise() {
+  static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh",  "Clip", "HardSigmoid", "HardSwish", "LeakyRelu",
+                                            "Elu",  "Selu",    "Softplus", "Gelu", "Erf",    "Exp",       "Neg",
+                                            "Abs",  "Sqrt",    "Add",   "Sub",  "Mul",         "Div",       "Max",
+                                            "Min",  "Sum",     "PRelu"};
+  return ops;
+}
+
+class Rewriter {
+ public:
+  Rewriter(Graph &g, int64_t block) : g_(g), b_(block) {}
+
+  bool convert_conv(int id);
+  bool move_elementwise(int id);
+  bool move_global_pool(int id);
+  bool move_concat(int id);
+
+ private:
+  // The blocked tensor a ToPlain node turned into v, or -1.
+  int blocked_source(int v) const {
+    if (v < 0) return -1;
+    const int p = g_.values[v].producer;
+    if (p < 0 || g_.nodes[p].dead || g_.nodes[p].op != kToPlain) return -1;
+    return g_.nodes[p].inputs[0];
+  }
+  // v [N, C, H, W] in [N, C/b, H, W, b]: its ToPlain source, else one ToBlocked per value.
+  int blocked(int v) {
+    const int src = blocked_source(v);
+    if (src >= 0) return src;
+    auto it = to_blocked_.find(v);
+    if (it != to_blocked_.end()) return it->second;
+    const Value val = g_.values[v];
+    const int out = g_.add_value(val.name + ".nchw" + std::to_string(b_) + "c", blocked_shape(val.shape), val.dtype, true);
+    Node n;
+    n.op = kToBlocked;
+    n.name = val.name + ".to_blocked";
+    n.attrs["block"] = Attr::of_int(b_);
+    n.inputs = {v};
+    n.outputs = {out};
+    g_.add_node(n);
+    to_blocked_[v] = out;
+    return out;
+  }
+  // Makes node `id` (already rewritten to produce the blocked `vb`) feed its
+  // readers through a ToPlain whose output keeps the old value's name.
+  void replace_with_plain(int old_value, int vb) {
+    const Value old = g_.values[old_value];
+    const int plain = g_.add_value(old.name, old.shape, old.dtype, true);
+    Node n;
+    n.op = kToPlain;
+    n.name = old.name + ".to_plain";
+    n.inputs = {vb};
+    n.outputs = {plain};
+    g_.add_node(n);
+    g_.replace_uses(old_value, plain);
+  }
+  Shape blocked_shape(const Shape &s) const { return {s[0], s[1] / b_, s[2], s[3], b_}; }
+  bool blockable(const Value &v) const {
+    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && v.shape[1] % b_ == 0;
+  }
+  // A per-channel operand of a [N, C, H, W] result re-laid out as [lead, C/b, 1, 1, b], or -1.
+  int blocked_channel_operand(int v, const Shape &out);
+  // A new node like `id` over `inputs`, producing one blocked value shaped `shape`; returns that value.
+  int clone_blocked(int id, const std::vector<int> &inputs, const Shape &shape) {
+    const Value old = g_.values[g_.nodes[id].outputs[0]];
+    const int out = g_.add_value(old.name + ".nchw" + std::to_string(b_) + "c", shape, old.dtype, true);
+    Node n = g_.nodes[id];
+    n.inputs = inputs;
+    n.outputs = {out};
+    g_.nodes[id].dead = true;
+    g_.add_node(n);
+    return out;
+  }
+
+  Graph &g_;
+  const int64_t b_;
+  std::map<int, int> to_blocked_;
+};
+
+int Rewriter::blocked_channel_operand(int v, const Shape &out) {
+  const Value val = g_.values[v];
+  if (!val.shape_known || val.dtype != float32()) return -1;
+  const int64_t C = out[1];
+  const Shape &s = val.shape;
+  int64_t lead = 0;
+  if (s == Shape{C, 1, 1} || s == Shape{1, C, 1, 1}) lead = 1;
+  else if (s == Shape{out[0], C, 1, 1}) lead = out[0];
+  if (!lead) return -1;
+  if (!val.is_const()) return s.size() == 4 ? blocked(v) : -1;
+  NDArray r(Shape{lead, C / b_, 1, 1, b_}, float32());
+  const float *src = val.data->data<float>();
+  float *dst = r.data<float>();
+  for (int64_t i = 0; i < lead * C; i++) dst[i] = src[i];  // [lead, C] in order is [lead, C/b, b]
+  return g_.add_const(val.name + ".nchw" + std::to_string(b_) + "c", r);
+}
+
+bool Rewriter::convert_conv(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+  if (n.attr_i("group", 1) != 1 || n.attr_s("auto_pad", "NOTSET") != "NOTSET") return false;
+  for (int64_t d : n.attr_ints("dilations", {1, 1}))
+    if (d != 1) return false;
+  const std::vector<int64_t> strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || pads.size() != 4) return false;
+  const Value x = g_.values[n.inputs[0]], w = g_.values[n.inputs[1]], y = g_.values[n.outputs[0]];
+  if (x.is_const() || !blockable(x) || !blockable(y) || !w.is_const() || w.dtype != float32() || w.shape.size() != 4 ||
+      w.shape[1] != x.shape[1])
+    return false;
+  const int bias = n.inputs.size() > 2 ? n.inputs[2] : -1;
+  // Weight [K, C, R, S] -> [K/b, C/b, R, S, b (input channel), b (output channel)].
+  const int64_t K = w.shape[0], C = w.shape[1], R = w.shape[2], S = w.shape[3], b = b_;
+  NDArray wb(Shape{K / b, C / b, R, S, b, b}, float32());
+  const float *src = w.data->data<float>();
+  float *dst = wb.data<float>();
+  for (int64_t ko = 0; ko < K / b; ko++)
+    for (int64_t co = 0; co < C / b; co++)
+      for (int64_t r = 0; r < R; r++)
+        for (int64_t s = 0; s < S; s++)
+          for (int64_t ci = 0; ci < b; ci++)
+            for (int64_t kb = 0; kb < b; kb++)
+              *dst++ = src[(((ko * b + kb) * C + co * b + ci) * R + r) * S + s];
+  const int wv = g_.add_const(w.name + ".oihw" + std::to_string(b) + "i" + std::to_string(b) + "o", wb);
+  const int xb = blocked(n.inputs[0]);
+  const int yb = g_.add_value(y.name + ".nchw" + std::to_string(b) + "c", blocked_shape(y.shape), y.dtype, true);
+  Node conv;
+  conv.op = "tetune.ConvNCHWc";
+  conv.name = n.name;
+  conv.attrs["strides"] = Attr::of_ints(strides);
+  conv.attrs["pads"] = Attr::of_ints(pads);
+  conv.inputs = {xb, wv};
+  if (bias >= 0) conv.inputs.push_back(bias);
+  conv.outputs = {yb};
+  g_.nodes[id].dead = true;
+  g_.add_node(conv);
+  replace_with_plain(n.outputs[0], yb);
+  return true;
+}
+
+bool Rewriter::move_elementwise(int id) {
+  const Node n = g_.nodes[id];
+  if (!movable_elementwise().count(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const Value out = g_.values[n.outputs[0]];
+  if (!blockable(out)) return false;
+  int chained = 0;
+  for (int v : n.inputs) chained += v >= 0 && g_.values[v].shape == out.shape && blocked_source(v) >= 0;
+  if (!chained) return false;
+  std::vector<int> inputs;
+  for (int v : n.inputs) {
+    if (v < 0) {
+      inputs.push_back(v);
+      continue;
+    }
+    const Value &val = g_.values[v];
+    int nv = -1;
+    if (val.shape == out.shape && val.dtype == out.dtype) nv = blocked(v);
+    else if (val.shape_known && val.is_const() && val.data->size() == 1) nv = v;  // a scalar broadcasts to any rank
+    else nv = blocked_channel_operand(v, out.shape);
+    if (nv < 0) return false;  // a new ToBlocked made before this stays unused; DCE drops it
+    inputs.push_back(nv);
+  }
+  replace_with_plain(n.outputs[0], clone_blocked(id, inputs, blocked_shape(out.shape)));
+  return true;
+}
+
+bool Rewriter::move_global_pool(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "GlobalAveragePool" || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const int src = blocked_source(n.inputs[0]);
+  if (src < 0 || g_.values[n.inputs[0]].shape.size() != 4) return false;
+  const Shape s = g_.values[n.outputs[0]].shape;
+  const int yb = clone_blocked(id, {src}, blocked_shape(s));
+  g_.nodes.back().op = "tetune.GlobalAveragePoolNCHWc";
+  replace_with_plain(n.outputs[0], yb);
+  return true;
+}
+
+bool Rewriter::move_concat(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Concat" || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const Value out = g_.values[n.outputs[0]];
+  const int64_t axis = n.attr_i("axis", 0);
+  if (!blockable(out) || (axis != 1 && axis != -3)) return false;
+  int chained = 0;
+  for (int v : n.inputs) {
+    if (v < 0 || !blockable(g_.values[v])) return false;
+    chained += blocked_source(v) >= 0;
+  }
+  if (!chained) return false;
+  std::vector<int> inputs;
+  for (int v : n.inputs) inputs.push_back(blocked(v));
+  const int yb = clone_blocked(id, inputs, blocked_shape(out.shape));
+  g_.nodes.back().attrs["axis"] = Attr::of_int(1);
+  replace_with_plain(n.outputs[0], yb);
+  return true;
+}
+
+}  // namespace
+
+int channel_block(const Target &target) {
+  if (target.is_gpu()) return 0;
+  const std::string t = target.halide_string();
+  if (t.find("avx512") != std::string::npos) return 16;
+  if (t.find("avx2") != std::string::npos) return 8;
+  return 0;
+}
+
+BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
+  BlockedLayoutStats st;
+  if (block < 2) return st;
+  Rewriter rw(g, block);
+  // Producers before consumers, so a node sees its inputs' ToPlain already;
+  // nodes added on the way are blocked already and are not visited.
+  for (int id : g.topo_order()) {
+    if (g.nodes[id].dead) continue;
+    if (rw.convert_conv(id)) st.convs++;
+    else if (rw.move_elementwise(id) || rw.move_global_pool(id) || rw.move_concat(id)) st.moved++;
+  }
+  if (!st.convs) return st;
+  // ToPlain nodes that nothing reads any more (their readers moved) are dropped.
+  const auto readers = g.consumers();
+  std::set<int> outputs(g.outputs.begin(), g.outputs.end());
+  for (auto &n : g.nodes)
+    if (!n.dead && (n.op == kToPlain || n.op == kToBlocked) && readers[n.outputs[0]].empty() && !outputs.count(n.outputs[0]))
+      n.dead = true;
+  g.compact();
+  for (const auto &n : g.nodes) st.transforms += n.op == kToPlain || n.op == kToBlocked;
+  return st;
+}
+
+}  // namespace relay
+}  // namespace tetune
