@@ -6,16 +6,24 @@
 //   tetune.ToPlain    [N, C/b, H, W, b] -> [N, C, H, W]
 //   tetune.ConvNCHWc  x [N, C/b, H, W, b], w [K/b, C/b, R, S, b, b] (OIHW[b]i[b]o), optional bias [K];
 //                     attributes strides (2), pads (4: top, left, bottom, right) -> [N, K/b, OH, OW, b]
+//   tetune.DepthwiseConvNCHWc  x [N, C/b, H, W, b], w [C/b, R, S, b], optional bias [C]; attributes
+//                     strides (2), pads (4), dilations (2) -> [N, C/b, OH, OW, b]
+//   tetune.ToBlockedWeight  [K, C, R, S] -> [K/b, C/b, R, S, b, b] (attribute block), for a weight computed in the graph
+//   tetune.MaxPoolNCHWc, tetune.AveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, OH, OW, b]; the attributes of
+//                     ONNX MaxPool / AveragePool over 2 spatial axes (no auto_pad, no Indices output)
 //   tetune.GlobalAveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, 1, 1, b]
 #include "relay_import/lowering_internal.h"
 #include "te/ops/common.h"
 #include "te/ops/conv.h"
+#include "te/ops/pool.h"
 
 namespace tetune {
 namespace relay {
 namespace lowering {
 
 namespace {
+
+Tensor add_blocked_bias(LowerContext &c, const Tensor &y);
 
 LOWER(l_to_blocked) {
   Tensor x = c.in_rank(0, 4, "input");
@@ -47,20 +55,60 @@ LOWER(l_conv_nchwc) {
   Tensor w = c.in_rank(1, 6, "weight");
   auto strides = c.ints_attr("strides", {1, 1}, 2, 1);
   auto pads = c.ints_attr("pads", {0, 0, 0, 0}, 4, 0);
-  const bool biased = c.has(2);
-  Tensor conv = ops::conv2d_nchwc(x, w, strides, pads, biased ? c.name() + ".conv" : c.name());
-  if (!biased) return {conv};
+  Tensor conv = ops::conv2d_nchwc(x, w, strides, pads, c.has(2) ? c.name() + ".conv" : c.name());
+  return {add_blocked_bias(c, conv)};
+}
+
+// y plus bias[K] along the channel of each (block, lane) of the blocked y.
+Tensor add_blocked_bias(LowerContext &c, const Tensor &y) {
+  if (!c.has(2)) return y;
   Tensor bias = c.in_rank(2, 1, "bias");
-  const int64_t kb = conv.shape()[4];
-  if (bias.shape()[0] != conv.shape()[1] * kb)
-    c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(conv.shape()[1] * kb) + " output channels");
-  Tensor y = compute(
-      conv.shape(),
-      [&](const std::vector<Var> &i) {
-        return conv(i[0], i[1], i[2], i[3], i[4]) + bias(Expr(i[1]) * static_cast<int>(kb) + i[4]);
-      },
+  const int64_t b = y.shape()[4];
+  if (bias.shape()[0] != y.shape()[1] * b)
+    c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(y.shape()[1] * b) + " output channels");
+  Tensor r = compute(
+      y.shape(),
+      [&](const std::vector<Var> &i) { return y(i[0], i[1], i[2], i[3], i[4]) + bias(Expr(i[1]) * static_cast<int>(b) + i[4]); },
       c.name(), "", {"n", "k", "h", "w", "kb"});
-  return {ops::annotate(y, "broadcast", {{"op", "Conv"}})};
+  return ops::annotate(r, "broadcast", {{"op", "Conv"}});
+}
+
+LOWER(l_depthwise_conv_nchwc) {
+  Tensor x = c.in_rank(0, 5, "input");
+  Tensor w = c.in_rank(1, 4, "weight");
+  auto strides = c.ints_attr("strides", {1, 1}, 2, 1);
+  auto pads = c.ints_attr("pads", {0, 0, 0, 0}, 4, 0);
+  auto dilations = c.ints_attr("dilations", {1, 1}, 2, 1);
+  Tensor conv = ops::depthwise_conv2d_nchwc(x, w, strides, pads, dilations, c.has(2) ? c.name() + ".conv" : c.name());
+  return {add_blocked_bias(c, conv)};
+}
+
+LOWER(l_to_blocked_weight) {
+  Tensor w = c.in_rank(0, 4, "weight");
+  const int64_t b = c.node().attr_i("block", 0), K = w.shape()[0], C = w.shape()[1];
+  if (b < 1 || K % b || C % b)
+    c.attr_fail("block " + std::to_string(b) + " does not divide the weight's channels " + shape_str(w.shape()));
+  Tensor y = compute(
+      {K / b, C / b, w.shape()[2], w.shape()[3], b, b},
+      [&](const std::vector<Var> &i) {
+        return w(Expr(i[0]) * static_cast<int>(b) + i[5], Expr(i[1]) * static_cast<int>(b) + i[4], i[2], i[3]);
+      },
+      c.name(), "", {"ko", "co", "r", "s", "ci", "kb"});
+  return {ops::annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "OIHW" + std::to_string(b) + "i" + std::to_string(b) + "o"}})};
+}
+
+LOWER(l_max_pool_nchwc) {
+  Tensor x = c.in_rank(0, 5, "input");
+  return {ops::max_pool2d(x, c.ints_attr("kernel_shape", {}, 2, 1), c.ints_attr("strides", {1, 1}, 2, 1),
+                          c.ints_attr("pads", {0, 0, 0, 0}, 4, 0), c.ints_attr("dilations", {1, 1}, 2, 1),
+                          c.node().attr_i("ceil_mode", 0) != 0, c.name())};
+}
+
+LOWER(l_avg_pool_nchwc) {
+  Tensor x = c.in_rank(0, 5, "input");
+  return {ops::avg_pool2d(x, c.ints_attr("kernel_shape", {}, 2, 1), c.ints_attr("strides", {1, 1}, 2, 1),
+                          c.ints_attr("pads", {0, 0, 0, 0}, 4, 0), c.node().attr_i("ceil_mode", 0) != 0,
+                          c.node().attr_i("count_include_pad", 0) != 0, c.name())};
 }
 
 LOWER(l_global_avg_pool_nchwc) {
@@ -89,6 +137,10 @@ const OpTable &layout_ops() {
       {"tetune.ToBlocked", {l_to_blocked, OpPattern::Injective}},
       {"tetune.ToPlain", {l_to_plain, OpPattern::Injective}},
       {"tetune.ConvNCHWc", {l_conv_nchwc, OpPattern::Anchor}},
+      {"tetune.DepthwiseConvNCHWc", {l_depthwise_conv_nchwc, OpPattern::Anchor}},
+      {"tetune.ToBlockedWeight", {l_to_blocked_weight, OpPattern::Injective}},
+      {"tetune.MaxPoolNCHWc", {l_max_pool_nchwc, OpPattern::Reduce}},
+      {"tetune.AveragePoolNCHWc", {l_avg_pool_nchwc, OpPattern::Reduce}},
       {"tetune.GlobalAveragePoolNCHWc", {l_global_avg_pool_nchwc, OpPattern::Reduce}},
   };
   return r;

@@ -29,6 +29,7 @@ class Rewriter {
   bool convert_conv(int id);
   bool move_elementwise(int id);
   bool move_global_pool(int id);
+  bool move_pool(int id);
   bool move_concat(int id);
 
  private:
@@ -110,41 +111,73 @@ int Rewriter::blocked_channel_operand(int v, const Shape &out) {
   return g_.add_const(val.name + ".nchw" + std::to_string(b_) + "c", r);
 }
 
-bool Rewriter::convert_conv(int id) {
-  const Node n = g_.nodes[id];
-  if (n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
-  if (n.attr_i("group", 1) != 1 || n.attr_s("auto_pad", "NOTSET") != "NOTSET") return false;
-  for (int64_t d : n.attr_ints("dilations", {1, 1}))
-    if (d != 1) return false;
-  const std::vector<int64_t> strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0});
-  if (strides.size() != 2 || pads.size() != 4) return false;
-  const Value x = g_.values[n.inputs[0]], w = g_.values[n.inputs[1]], y = g_.values[n.outputs[0]];
-  if (x.is_const() || !blockable(x) || !blockable(y) || !w.is_const() || w.dtype != float32() || w.shape.size() != 4 ||
-      w.shape[1] != x.shape[1])
-    return false;
-  const int bias = n.inputs.size() > 2 ? n.inputs[2] : -1;
-  // Weight [K, C, R, S] -> [K/b, C/b, R, S, b (input channel), b (output channel)].
-  const int64_t K = w.shape[0], C = w.shape[1], R = w.shape[2], S = w.shape[3], b = b_;
+// Weight [K, C, R, S] -> [K/b, C/b, R, S, b (input channel), b (output channel)].
+NDArray blocked_conv_weight(const NDArray &w, int64_t b) {
+  const int64_t K = w.shape()[0], C = w.shape()[1], R = w.shape()[2], S = w.shape()[3];
   NDArray wb(Shape{K / b, C / b, R, S, b, b}, float32());
-  const float *src = w.data->data<float>();
+  const float *src = w.data<float>();
   float *dst = wb.data<float>();
   for (int64_t ko = 0; ko < K / b; ko++)
     for (int64_t co = 0; co < C / b; co++)
       for (int64_t r = 0; r < R; r++)
         for (int64_t s = 0; s < S; s++)
           for (int64_t ci = 0; ci < b; ci++)
-            for (int64_t kb = 0; kb < b; kb++)
-              *dst++ = src[(((ko * b + kb) * C + co * b + ci) * R + r) * S + s];
-  const int wv = g_.add_const(w.name + ".oihw" + std::to_string(b) + "i" + std::to_string(b) + "o", wb);
+            for (int64_t kb = 0; kb < b; kb++) *dst++ = src[(((ko * b + kb) * C + co * b + ci) * R + r) * S + s];
+  return wb;
+}
+
+// Depthwise weight [C, 1, R, S] -> [C/b, R, S, b].
+NDArray blocked_depthwise_weight(const NDArray &w, int64_t b) {
+  const int64_t C = w.shape()[0], R = w.shape()[2], S = w.shape()[3];
+  NDArray wb(Shape{C / b, R, S, b}, float32());
+  const float *src = w.data<float>();
+  float *dst = wb.data<float>();
+  for (int64_t co = 0; co < C / b; co++)
+    for (int64_t r = 0; r < R; r++)
+      for (int64_t s = 0; s < S; s++)
+        for (int64_t ci = 0; ci < b; ci++) *dst++ = src[((co * b + ci) * R + r) * S + s];
+  return wb;
+}
+
+bool Rewriter::convert_conv(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+  if (n.attr_s("auto_pad", "NOTSET") != "NOTSET") return false;
+  const std::vector<int64_t> strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0}),
+                             dilations = n.attr_ints("dilations", {1, 1});
+  if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2) return false;
+  const Value x = g_.values[n.inputs[0]], w = g_.values[n.inputs[1]], y = g_.values[n.outputs[0]];
+  if (x.is_const() || !blockable(x) || !blockable(y) || w.dtype != float32() || w.shape.size() != 4) return false;
+  const int64_t group = n.attr_i("group", 1), C = x.shape[1], b = b_;
+  const bool depthwise = group == C && y.shape[1] == C && w.shape[0] == C && w.shape[1] == 1;
+  const bool dense = group == 1 && w.shape[1] == C && dilations == std::vector<int64_t>{1, 1};
+  if (!(depthwise && w.is_const()) && !dense) return false;
+  int wv = -1;
+  const std::string layout = depthwise ? std::to_string(b) + "c" : std::to_string(b) + "i" + std::to_string(b) + "o";
+  if (w.is_const()) {
+    wv = g_.add_const(w.name + ".blocked" + layout,
+                      depthwise ? blocked_depthwise_weight(*w.data, b) : blocked_conv_weight(*w.data, b));
+  } else {
+    // A weight computed in the graph (a channel scale folded into it) is re-laid out where it is computed.
+    wv = g_.add_value(w.name + ".blocked" + layout, Shape{w.shape[0] / b, C / b, w.shape[2], w.shape[3], b, b}, w.dtype, true);
+    Node t;
+    t.op = "tetune.ToBlockedWeight";
+    t.name = w.name + ".to_blocked";
+    t.attrs["block"] = Attr::of_int(b);
+    t.inputs = {n.inputs[1]};
+    t.outputs = {wv};
+    g_.add_node(t);
+  }
   const int xb = blocked(n.inputs[0]);
   const int yb = g_.add_value(y.name + ".nchw" + std::to_string(b) + "c", blocked_shape(y.shape), y.dtype, true);
   Node conv;
-  conv.op = "tetune.ConvNCHWc";
+  conv.op = depthwise ? "tetune.DepthwiseConvNCHWc" : "tetune.ConvNCHWc";
   conv.name = n.name;
   conv.attrs["strides"] = Attr::of_ints(strides);
   conv.attrs["pads"] = Attr::of_ints(pads);
+  if (depthwise) conv.attrs["dilations"] = Attr::of_ints(dilations);
   conv.inputs = {xb, wv};
-  if (bias >= 0) conv.inputs.push_back(bias);
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0) conv.inputs.push_back(n.inputs[2]);
   conv.outputs = {yb};
   g_.nodes[id].dead = true;
   g_.add_node(conv);
@@ -190,6 +223,21 @@ bool Rewriter::move_global_pool(int id) {
   return true;
 }
 
+bool Rewriter::move_pool(int id) {
+  const Node n = g_.nodes[id];
+  if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0)
+    return false;
+  const int src = blocked_source(n.inputs[0]);
+  const Value out = g_.values[n.outputs[0]];
+  if (src < 0 || g_.values[n.inputs[0]].shape.size() != 4 || !blockable(out) || n.attr_s("auto_pad", "NOTSET") != "NOTSET" ||
+      n.attr_ints("kernel_shape").size() != 2)
+    return false;
+  const int yb = clone_blocked(id, {src}, blocked_shape(out.shape));
+  g_.nodes.back().op = n.op == "MaxPool" ? "tetune.MaxPoolNCHWc" : "tetune.AveragePoolNCHWc";
+  replace_with_plain(n.outputs[0], yb);
+  return true;
+}
+
 bool Rewriter::move_concat(int id) {
   const Node n = g_.nodes[id];
   if (n.op != "Concat" || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
@@ -229,7 +277,7 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
   for (int id : g.topo_order()) {
     if (g.nodes[id].dead) continue;
     if (rw.convert_conv(id)) st.convs++;
-    else if (rw.move_elementwise(id) || rw.move_global_pool(id) || rw.move_concat(id)) st.moved++;
+    else if (rw.move_elementwise(id) || rw.move_global_pool(id) || rw.move_pool(id) || rw.move_concat(id)) st.moved++;
   }
   if (!st.convs) return st;
   // ToPlain nodes that nothing reads any more (their readers moved) are dropped.

@@ -1,16 +1,21 @@
 // Layout selection: convolution chains in the blocked layout NCHW[b]c
 // (TVM's AlterOpLayout to conv2d_NCHWc; onnxruntime's NCHWc transformer).
 //
-// A float32 2-D Conv with group 1, dilation 1, explicit pads, a constant
-// weight and C, K divisible by the block b becomes tetune.ConvNCHWc over the
-// input in [N, C/b, H, W, b], with its weight re-laid out once here as
-// OIHW[b]i[b]o ([K/b, C/b, R, S, b, b]). Its output goes back to NCHW through
-// tetune.ToPlain, and the pass then moves that transform down the graph:
+// A float32 2-D Conv with explicit pads and C, K divisible by the block b
+// runs over its input in [N, C/b, H, W, b]:
+//  * group 1, dilation 1: tetune.ConvNCHWc, its weight re-laid out as
+//    OIHW[b]i[b]o ([K/b, C/b, R, S, b, b]): once here when constant, else by
+//    tetune.ToBlockedWeight where the graph computes it (a folded channel scale);
+//  * depthwise (group = C = K), constant weight: tetune.DepthwiseConvNCHWc,
+//    weight [C/b, R, S, b].
+// Its output goes back to NCHW through tetune.ToPlain, and the pass then
+// moves that transform down the graph:
 //  * an elementwise op (activation, residual Add, Mul, Clip...) whose data
 //    inputs come out of ToPlain runs on the blocked tensors instead; a
 //    per-channel operand ([C,1,1], [1,C,1,1], [N,C,1,1]) is re-laid out as
 //    [1 or N, C/b, 1, 1, b] (a constant here, a value by tetune.ToBlocked);
-//  * GlobalAveragePool and Concat along the channels run blocked as well;
+//  * MaxPool, AveragePool, GlobalAveragePool and Concat along the channels
+//    run blocked as well;
 //  * ToBlocked(ToPlain(z)) is z.
 // A transform stays only where a consumer needs NCHW (a pool, a reshape, a
 // graph output), so a ResNet's chain of convs, bias, ReLU and residual adds
@@ -29,7 +34,7 @@ namespace tetune {
 namespace relay {
 
 struct BlockedLayoutStats {
-  int convs = 0;       // Convs now tetune.ConvNCHWc
+  int convs = 0;       // Convs now tetune.ConvNCHWc or tetune.DepthwiseConvNCHWc
   int moved = 0;       // other nodes now run on blocked tensors
   int transforms = 0;  // ToBlocked / ToPlain nodes left in the graph
 };

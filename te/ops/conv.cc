@@ -140,6 +140,38 @@ Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t>
   return annotate(conv, "conv2d_nchwc", attrs);
 }
 
+Tensor depthwise_conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t> &strides,
+                              const std::vector<int64_t> &pads, const std::vector<int64_t> &dilations, const std::string &name) {
+  const std::string op = "depthwise_conv2d_nchwc";
+  check_rank(x, 5, op, "input");
+  check_rank(w, 4, op, "weight");
+  check_same_dtype(x, w, op);
+  Attr2d a = parse(strides, pads, dilations, op);
+  const int64_t N = x.shape()[0], CO = x.shape()[1], H = x.shape()[2], W = x.shape()[3], CB = x.shape()[4];
+  const int64_t KH = w.shape()[1], KW = w.shape()[2];
+  if (w.shape()[0] != CO || w.shape()[3] != CB)
+    throw ShapeError(op + ": weight '" + w.name() + "' " + shape_str(w.shape()) + " must be [" + std::to_string(CO) + ", KH, KW, " +
+                     std::to_string(CB) + "] for input '" + x.name() + "' " + shape_str(x.shape()));
+  const int64_t Hp = H + a.pt + a.pb, Wp = W + a.pl + a.pr, ekh = a.dh * (KH - 1) + 1, ekw = a.dw * (KW - 1) + 1;
+  if (Hp < ekh || Wp < ekw)
+    throw ShapeError(op + ": kernel " + shape_str({KH, KW}) + " (dilated) is larger than the padded input " + shape_str({Hp, Wp}));
+  const int64_t OH = (Hp - ekh) / a.sh + 1, OW = (Wp - ekw) / a.sw + 1;
+  Tensor xp = (a.pt || a.pl || a.pb || a.pr) ? pad(x, {0, 0, a.pt, a.pl, 0, 0, 0, a.pb, a.pr, 0}, "constant", 0.0, name + ".pad")
+                                             : x;
+  Tensor conv = compute(
+      {N, CO, OH, OW, CB},
+      [&](const std::vector<Var> &i) {
+        IterVar ry = reduce_axis(KH, "ry"), rx = reduce_axis(KW, "rx");
+        Expr h = Expr(i[2]) * static_cast<int>(a.sh) + ry * static_cast<int>(a.dh);
+        Expr ww = Expr(i[3]) * static_cast<int>(a.sw) + rx * static_cast<int>(a.dw);
+        return tetune::sum(xp(i[0], i[1], h, ww, i[4]) * w(i[1], ry, rx, i[4]), {ry, rx});
+      },
+      name, "", {"n", "c", "h", "w", "cb"});
+  auto attrs = attr_map(op, a, CO * CB);
+  attrs["layout"] = "NCHW" + std::to_string(CB) + "c";
+  return annotate(conv, "depthwise_conv2d_nchwc", attrs);
+}
+
 Tensor conv2d_transpose(const Tensor &x, const Tensor &w, const Tensor &bias, const std::vector<int64_t> &strides,
                         const std::vector<int64_t> &pads, const std::vector<int64_t> &dilations,
                         const std::vector<int64_t> &output_padding, int64_t groups, const std::string &name) {

@@ -55,6 +55,25 @@ Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t>
                     const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::string &name = "conv2d_nchwc");
 
 /**
+ * Depthwise convolution (groups = channels, one filter per channel) in the
+ * blocked layout of conv2d_nchwc:
+ *   x [N, C/b, H, W, b], w [C/b, KH, KW, b] -> y [N, C/b, OH, OW, b]
+ *   OH = floor((H + top + bottom - dh * (KH - 1) - 1) / sh) + 1   (likewise OW)
+ *   y[n, c, h, w, cb] = sum_{ry, rx} xpad[n, c, h*sh + ry*dh, w*sw + rx*dw, cb] * w[c, ry, rx, cb]
+ * i.e. the NCHW depthwise conv2d with channel c * b + cb and weight
+ * [C, 1, KH, KW] re-laid out; a vector of b channels is one dense load of
+ * input and weight alike. x and w share one dtype (DTypeError).
+ * Stages: "<name>.pad" (tag "injective") when padded, then <name> (tag
+ * "depthwise_conv2d_nchwc"; axes n, c, h, w, cb; reduce axes ry, rx).
+ * ShapeError when x is not rank 5 or w not rank 4, when their blocks differ
+ * or when the kernel exceeds the padded input; AttributeError for strides or
+ * dilations < 1 and pads < 0.
+ */
+Tensor depthwise_conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t> &strides = {1, 1},
+                              const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::vector<int64_t> &dilations = {1, 1},
+                              const std::string &name = "depthwise_conv2d_nchwc");
+
+/**
  * ONNX ConvTranspose: x [N, C, H, W], w [C, O / groups, KH, KW], bias [O] or Tensor() -> [N, O, OH, OW]:
  *   OH = sh * (H - 1) + output_padding_h + dh * (KH - 1) + 1 - top - bottom
  *   y[n, o, oh, ow] = sum over c in o's group, ky, kx with oh + top = ih*sh + ky*dh (likewise w)

@@ -28,7 +28,7 @@ int64_t out_extent(int64_t n, int64_t pb, int64_t pe, int64_t ek, int64_t s, boo
 
 PoolGeom geometry(const Tensor &x, const std::vector<int64_t> &kernel, const std::vector<int64_t> &strides,
                   const std::vector<int64_t> &pads_in, const std::vector<int64_t> &dil, bool ceil_mode, const std::string &op) {
-  check_rank(x, 4, op, "input");
+  if (x.ndim() != 5) check_rank(x, 4, op, "input");
   pair(kernel, op, "kernel_shape", 1);
   pair(strides, op, "strides", 1);
   pair(dil, op, "dilations", 1);
@@ -56,6 +56,22 @@ std::map<std::string, std::string> attrs_of(const std::string &op, const PoolGeo
           {"ceil_mode", ceil_mode ? "1" : "0"}};
 }
 
+// The output shape [N, C, OH, OW], or [N, C/b, OH, OW, b] for a blocked x, and its axis names.
+Shape out_shape(const Tensor &x, const PoolGeom &g) {
+  Shape s{x.shape()[0], x.shape()[1], g.OH, g.OW};
+  if (x.ndim() == 5) s.push_back(x.shape()[4]);
+  return s;
+}
+std::vector<std::string> out_axes(const Tensor &x) {
+  if (x.ndim() == 5) return {"n", "c", "h", "w", "cb"};
+  return {"n", "c", "h", "w"};
+}
+// x at row h, column w of output position i (its channel block lane too, when blocked).
+Expr at(const Tensor &x, const std::vector<Var> &i, const Expr &h, const Expr &w) {
+  if (x.ndim() == 5) return x(i[0], i[1], h, w, i[4]);
+  return x(i[0], i[1], h, w);
+}
+
 // x at window position (ry, rx) of output (h, w), or `fill` outside the input.
 Expr window_value(const Tensor &x, const PoolGeom &g, const std::vector<Var> &i, const IterVar &ry, const IterVar &rx,
                   const Expr &fill) {
@@ -63,7 +79,7 @@ Expr window_value(const Tensor &x, const PoolGeom &g, const std::vector<Var> &i,
   Expr h = Expr(i[2]) * static_cast<int>(g.sh) + ry * static_cast<int>(g.dh) - static_cast<int>(g.pt);
   Expr w = Expr(i[3]) * static_cast<int>(g.sw) + rx * static_cast<int>(g.dw) - static_cast<int>(g.pl);
   Expr inside = h >= 0 && h < H && w >= 0 && w < W;
-  return select(inside, x(i[0], i[1], clamp(h, 0, H - 1), clamp(w, 0, W - 1)), fill);
+  return select(inside, at(x, i, clamp(h, 0, H - 1), clamp(w, 0, W - 1)), fill);
 }
 }  // namespace
 
@@ -73,12 +89,12 @@ Tensor max_pool2d(const Tensor &x, const std::vector<int64_t> &kernel, const std
   const std::string op = "MaxPool";
   PoolGeom g = geometry(x, kernel, strides, pads, dilations, ceil_mode, op);
   Tensor t = compute(
-      {x.shape()[0], x.shape()[1], g.OH, g.OW},
+      out_shape(x, g),
       [&](const std::vector<Var> &i) {
         IterVar ry = reduce_axis(g.kh, "ry"), rx = reduce_axis(g.kw, "rx");
         return tetune::max(window_value(x, g, i, ry, rx, min_value(x.dtype())), {ry, rx});
       },
-      name, "", {"n", "c", "h", "w"});
+      name, "", out_axes(x));
   return annotate(t, "pool", attrs_of(op, g, ceil_mode));
 }
 
@@ -91,12 +107,12 @@ Tensor avg_pool2d(const Tensor &x, const std::vector<int64_t> &kernel, const std
   attrs["count_include_pad"] = count_include_pad ? "1" : "0";
   DType dt = x.dtype();
   Tensor s = compute(
-      {x.shape()[0], x.shape()[1], g.OH, g.OW},
+      out_shape(x, g),
       [&](const std::vector<Var> &i) {
         IterVar ry = reduce_axis(g.kh, "ry"), rx = reduce_axis(g.kw, "rx");
         return tetune::sum(window_value(x, g, i, ry, rx, make_float(0, dt)), {ry, rx});
       },
-      name + ".sum", "", {"n", "c", "h", "w"});
+      name + ".sum", "", out_axes(x));
   annotate(s, "pool", attrs);
   int H = static_cast<int>(x.shape()[2]), W = static_cast<int>(x.shape()[3]);
   Tensor t = compute(
@@ -112,9 +128,9 @@ Tensor avg_pool2d(const Tensor &x, const std::vector<int64_t> &kernel, const std
           ch = tetune::min(hs + static_cast<int>(g.kh), H) - tetune::max(hs, 0);
           cw = tetune::min(ws + static_cast<int>(g.kw), W) - tetune::max(ws, 0);
         }
-        return s(i[0], i[1], i[2], i[3]) / tetune::cast(dt, tetune::max(ch * cw, 1));
+        return at(s, i, i[2], i[3]) / tetune::cast(dt, tetune::max(ch * cw, 1));
       },
-      name, "", {"n", "c", "h", "w"});
+      name, "", out_axes(x));
   return annotate(t, "pool", attrs);
 }
 

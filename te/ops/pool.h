@@ -8,6 +8,8 @@
 //   ceil mode:  OH = ceil((H + top + bottom - ek) / sh) + 1, minus one when the
 //               last window would start at or after H + top (in the bottom
 //               padding), as PyTorch and ONNX (opset >= 19) do.
+// max_pool2d and avg_pool2d also take a blocked x [N, C/b, H, W, b] (NCHW[b]c)
+// and then return [N, C/b, OH, OW, b] (axes n, c, h, w, cb).
 // Padding is done by a select inside the reduction (no separate pad stage).
 // Dtype: the input dtype; avg pooling needs float (DTypeError).
 // Axes: n, c, h, w; reduce axes "ry", "rx". Tag "pool". attrs: op, kernel,

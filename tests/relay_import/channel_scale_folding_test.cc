@@ -20,14 +20,6 @@ namespace {
 
 constexpr int C = 8;
 
-void add_initializer(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &dims, const std::vector<float> &v) {
-  auto *t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (auto d : dims) t->add_dims(d);
-  for (float x : v) t->add_float_data(x);
-}
-
 // X [1, C, H, W] -> S = Sigmoid(GAP(X)) -> Y = Conv1x1(X * S, W [K, C], bias [K]); with `shared`, the
 // scaled X is also a graph output (then nothing may be folded).
 std::string se_model(int64_t K, int64_t H, int64_t W, bool shared, std::vector<float> &w, std::vector<float> &bias) {

@@ -18,14 +18,6 @@ namespace {
 
 constexpr int M = 5, K = 19, N = 7;
 
-void add_initializer(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &dims, const std::vector<float> &v) {
-  auto *t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (auto d : dims) t->add_dims(d);
-  for (float x : v) t->add_float_data(x);
-}
-
 // Y = 0.5 * X W^T + 2 * bias, W [N, K] and bias [N] constants; `trans_b` = 0 feeds a second
 // Gemm the same W as a graph input instead (not constant: left as it is).
 std::string gemm_model(std::vector<float> &w, std::vector<float> &bias) {

@@ -1,5 +1,6 @@
 // Building small ONNX models in the relay_import tests (onnx-ml.pb.h from
-// libonnx-dev): a typed graph input / output, a node, an integer attribute.
+// libonnx-dev): a typed graph input / output, a node, integer attributes, a
+// float initializer.
 #pragma once
 
 #include <onnx/onnx-ml.pb.h>
@@ -37,6 +38,24 @@ inline void attr_i(onnx::NodeProto *n, const std::string &k, int64_t v) {
   a->set_name(k);
   a->set_type(onnx::AttributeProto::INT);
   a->set_i(v);
+}
+
+/** Adds the INTS attribute k = v to n. */
+inline void attr_ints(onnx::NodeProto *n, const std::string &k, const std::vector<int64_t> &v) {
+  auto *a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+/** Adds the float32 initializer `name` of shape dims holding v (row-major). */
+inline void add_initializer(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &dims,
+                            const std::vector<float> &v) {
+  auto *t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t->add_dims(d);
+  for (float x : v) t->add_float_data(x);
 }
 
 }  // namespace testing

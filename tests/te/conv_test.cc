@@ -126,6 +126,45 @@ TEST(Conv2dNchwc, MatchesNchwConvInBlockedLayouts) {
   }
 }
 
+// The blocked depthwise conv equals the grouped NCHW conv (groups = C) re-laid out.
+TEST(DepthwiseConv2dNchwc, MatchesNchwDepthwiseConv) {
+  struct Case {
+    int64_t N, C, H, W, K, b, stride, pad, dil;
+  };
+  for (const Case &k : {Case{1, 8, 7, 9, 3, 4, 1, 1, 1}, Case{2, 6, 8, 6, 3, 3, 2, 1, 1}, Case{1, 4, 9, 9, 5, 2, 1, 2, 2},
+                        Case{1, 4, 6, 7, 3, 4, 2, 0, 1}}) {
+    SCOPED_TRACE("C=" + std::to_string(k.C) + " b=" + std::to_string(k.b) + " stride=" + std::to_string(k.stride) +
+                 " dil=" + std::to_string(k.dil));
+    ConvCase c{k.N, k.C, k.H, k.W, k.C, k.K, k.K, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, {k.dil, k.dil}, k.C, false};
+    const int64_t ek = k.dil * (k.K - 1) + 1;
+    const int64_t OH = (k.H + 2 * k.pad - ek) / k.stride + 1, OW = (k.W + 2 * k.pad - ek) / k.stride + 1;
+    NDArray x = test::random({k.N, k.C, k.H, k.W}, float32(), 7), w = test::random({k.C, 1, k.K, k.K}, float32(), 8);
+    std::vector<float> vx = test::to_vec(x), vw = test::to_vec(w);
+    std::vector<float> ref = conv_ref(vx, vw, {}, c, OH, OW);
+    Tensor X = placeholder({k.N, k.C / k.b, k.H, k.W, k.b}, float32(), "X");
+    Tensor Wt = placeholder({k.C / k.b, k.K, k.K, k.b}, float32(), "W");
+    Tensor Y = ops::depthwise_conv2d_nchwc(X, Wt, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, {k.dil, k.dil}, "dw");
+    Shape so = {k.N, k.C / k.b, OH, OW, k.b};
+    ASSERT_EQ(Y.shape(), so);
+    auto out = evaluate({Y}, {X, Wt},
+                        {test::from_vec(X.shape(), test::to_blocked(vx, k.N, k.C, k.H * k.W, k.b)),
+                         test::from_vec(Wt.shape(), test::to_blocked(vw, 1, k.C, k.K * k.K, k.b))});
+    test::expect_close(out[0], test::to_blocked(ref, k.N, k.C, OH * OW, k.b), so);
+    EXPECT_EQ(Y->tag, "depthwise_conv2d_nchwc");
+  }
+}
+
+TEST(DepthwiseConv2dNchwc, Errors) {
+  Tensor X = placeholder({1, 2, 5, 5, 4}, float32(), "X");
+  EXPECT_THROW(ops::depthwise_conv2d_nchwc(X, placeholder({3, 3, 3, 4}, float32(), "W")), ShapeError);  // 3 blocks
+  EXPECT_THROW(ops::depthwise_conv2d_nchwc(X, placeholder({2, 3, 3, 8}, float32(), "W")), ShapeError);  // block 8 vs 4
+  EXPECT_THROW(ops::depthwise_conv2d_nchwc(X, placeholder({2, 7, 3, 4}, float32(), "W")), ShapeError);  // kernel > input
+  EXPECT_THROW(ops::depthwise_conv2d_nchwc(X, placeholder({2, 3, 3, 4}, float32(), "W"), {1, 1}, {0, 0, 0, 0}, {0, 1}),
+               AttributeError);
+  EXPECT_THROW(ops::depthwise_conv2d_nchwc(placeholder({1, 8, 5, 5}, float32(), "X4"), placeholder({2, 3, 3, 4}, float32(), "W")),
+               ShapeError);  // rank 4
+}
+
 TEST(Conv2dNchwc, Errors) {
   Tensor X = placeholder({1, 2, 5, 5, 4}, float32(), "X");
   EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 3, 3, 3, 4, 8}, float32(), "W")), ShapeError);  // 3 input blocks

@@ -101,5 +101,14 @@ inline int64_t numel(const Shape &s) {
   return n;
 }
 
+/** v as [N, C, HW] in order, re-laid out as [N, C/b, HW, b] (NCHW[b]c); b divides C. */
+inline std::vector<float> to_blocked(const std::vector<float> &v, int64_t N, int64_t C, int64_t HW, int64_t b) {
+  std::vector<float> r(v.size());
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t ch = 0; ch < C; ch++)
+      for (int64_t i = 0; i < HW; i++) r[((n * (C / b) + ch / b) * HW + i) * b + ch % b] = v[(n * C + ch) * HW + i];
+  return r;
+}
+
 }  // namespace test
 }  // namespace tetune

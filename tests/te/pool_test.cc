@@ -97,6 +97,29 @@ TEST(Pool, AvgPool) {
     }
 }
 
+// Max and average pools over NCHW[b]c input equal the NCHW pools re-laid out.
+TEST(Pool, BlockedLayoutMatchesNchw) {
+  std::vector<PCase> cases = kCases;
+  cases.push_back({{1, 4, 7, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true});
+  for (auto &c : cases)
+    for (bool avg : {false, true}) {
+      if (avg && c.d[0] != 1) continue;
+      const int64_t N = c.x[0], C = c.x[1], b = C % 2 == 0 && C > 2 ? C / 2 : C;
+      SCOPED_TRACE(shape_str(c.x) + " b=" + std::to_string(b) + (avg ? " avg" : " max"));
+      auto pool = [&](const Tensor &t) {
+        return avg ? ops::avg_pool2d(t, c.k, c.s, c.p, c.ceil_mode, false, "ap") : ops::max_pool2d(t, c.k, c.s, c.p, c.d, c.ceil_mode);
+      };
+      Tensor X = placeholder(c.x, float32(), "X"), XB = placeholder({N, C / b, c.x[2], c.x[3], b}, float32(), "XB");
+      Tensor Y = pool(X), YB = pool(XB);
+      const int64_t OH = Y.shape()[2], OW = Y.shape()[3];
+      ASSERT_EQ(YB.shape(), (Shape{N, C / b, OH, OW, b}));
+      NDArray x = test::random(c.x, float32(), 9, -5, -1);
+      std::vector<float> want = test::to_blocked(test::to_vec(evaluate({Y}, {X}, {x})[0]), N, C, OH * OW, b);
+      NDArray xb = test::from_vec(XB.shape(), test::to_blocked(test::to_vec(x), N, C, c.x[2] * c.x[3], b));
+      test::expect_close(evaluate({YB}, {XB}, {xb})[0], want, YB.shape());
+    }
+}
+
 TEST(Pool, GlobalAvgPool) {
   Shape s = {2, 3, 5, 7};
   Tensor X = placeholder(s, float32(), "X");

@@ -1,0 +1,153 @@
+// Layout selection (relay_import/passes/blocked_layout.h): a small CNN with
+// every op the pass moves (dense and depthwise convs, bias, activations, a
+// per-channel constant, a squeeze-and-excitation gate, a residual Add, max and
+// average pools, a channel Concat, a global pool) runs in NCHW[b]c between one
+// transform at its input and one at its output, and computes what the same
+// model computes in NCHW (itself checked against onnxruntime by the zoo test).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+#include "relay_import/executor.h"
+#include "relay_import/onnx_importer.h"
+#include "relay_import/passes/blocked_layout.h"
+#include "tests/relay_import/onnx_builder.h"
+
+using namespace tetune;
+using namespace tetune::testing;
+
+namespace {
+
+std::vector<float> wave(size_t n, float f, float scale = 0.3f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; i++) v[i] = scale * std::sin(f * static_cast<float>(i) + 0.5f);
+  return v;
+}
+
+void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64_t cin, int64_t cout, int64_t k,
+          int64_t stride, int64_t group) {
+  add_initializer(g, y + ".w", {cout, cin / group, k, k}, wave(static_cast<size_t>(cout * cin / group * k * k), 0.37f));
+  add_initializer(g, y + ".b", {cout}, wave(static_cast<size_t>(cout), 0.71f, 0.1f));
+  auto *n = add_node(g, "Conv", {x, y + ".w", y + ".b"}, {y});
+  const int64_t p = k / 2;
+  attr_ints(n, "pads", {p, p, p, p});
+  attr_ints(n, "strides", {stride, stride});
+  attr_i(n, "group", group);
+}
+
+// X [1, C, 12, 12]:
+//   a = Relu(Conv3x3(X, C -> 32)); d = Sigmoid(DepthwiseConv3x3/2(a)) * scale[1, 32, 1, 1]
+//   e = d * Sigmoid(GAP(d)) (a gate from the tensor itself); m = MaxPool2x2(e)
+//   r = Relu(Conv1x1(m, 32 -> 32) + m); c = Concat(r, Conv1x1(m, 32 -> 16)) (48 channels)
+//   Y = GlobalAveragePool(AveragePool3x3/1 pad 1(c)), and R = r as a second output.
+std::string model(int64_t C) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto *g = m.mutable_graph();
+  g->set_name("blocked");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, C, 12, 12});
+  conv(g, "X", "a0", C, 32, 3, 1, 1);
+  add_node(g, "Relu", {"a0"}, {"a"});
+  conv(g, "a", "d0", 32, 32, 3, 2, 32);
+  add_node(g, "Sigmoid", {"d0"}, {"d1"});
+  add_initializer(g, "scale", {1, 32, 1, 1}, wave(32, 0.29f, 1.0f));
+  add_node(g, "Mul", {"d1", "scale"}, {"d"});
+  add_node(g, "GlobalAveragePool", {"d"}, {"dp"});
+  add_node(g, "Sigmoid", {"dp"}, {"gate"});
+  add_node(g, "Mul", {"d", "gate"}, {"e"});
+  auto *mp = add_node(g, "MaxPool", {"e"}, {"mp"});
+  attr_ints(mp, "kernel_shape", {2, 2});
+  attr_ints(mp, "strides", {2, 2});
+  conv(g, "mp", "r0", 32, 32, 1, 1, 1);
+  add_node(g, "Add", {"r0", "mp"}, {"r1"});
+  add_node(g, "Relu", {"r1"}, {"R"});
+  conv(g, "mp", "s", 32, 16, 1, 1, 1);
+  attr_i(add_node(g, "Concat", {"R", "s"}, {"c"}), "axis", 1);
+  auto *ap = add_node(g, "AveragePool", {"c"}, {"ap"});
+  attr_ints(ap, "kernel_shape", {3, 3});
+  attr_ints(ap, "pads", {1, 1, 1, 1});
+  add_node(g, "GlobalAveragePool", {"ap"}, {"Y"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 48, 1, 1});
+  set_type(g->add_output(), "R", onnx::TensorProto::FLOAT, {1, 32, 3, 3});
+  return m.SerializeAsString();
+}
+
+relay::Graph imported(int64_t C) { return relay::import_onnx_bytes(model(C), "blocked.onnx", relay::ImportOptions()); }
+
+std::map<std::string, int> ops_of(const relay::Graph &g) { return g.op_histogram(); }
+
+// Runs g compiled without the pass (g may already be converted) on x.
+std::vector<NDArray> run(relay::Graph g, const NDArray &x) {
+  relay::CompileOptions co;
+  co.blocked_layout = false;
+  return relay::compile_model(std::move(g), co).run(std::vector<NDArray>{x});
+}
+
+void expect_same(const std::vector<NDArray> &got, const std::vector<NDArray> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); o++) {
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
+    for (int64_t i = 0; i < want[o].size(); i++)
+      ASSERT_NEAR(got[o].get(i), want[o].get(i), 1e-5) << "output " << o << " element " << i;
+  }
+}
+
+}  // namespace
+
+TEST(BlockedLayout, ChannelBlockFollowsTheVectorWidth) {
+  EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-avx2-fma-f16c-sse41"}), 8);
+  EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-avx512_skylake-avx2-fma-f16c-sse41-avx-avx512"}), 16);
+  EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-sse41"}), 0);
+  EXPECT_EQ(relay::channel_block(Target{"cuda"}), 0);
+}
+
+TEST(BlockedLayout, ChainRunsBlockedBetweenOneTransformInAndOneOut) {
+  for (int block : {16, 8}) {
+    SCOPED_TRACE("block " + std::to_string(block));
+    relay::Graph g = imported(16);
+    relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, block);
+    EXPECT_EQ(st.convs, 4) << "three dense convs and the depthwise one";
+    auto ops = ops_of(g);
+    EXPECT_EQ(ops["Conv"], 0);
+    EXPECT_EQ(ops["tetune.ConvNCHWc"], 3);
+    EXPECT_EQ(ops["tetune.DepthwiseConvNCHWc"], 1);
+    EXPECT_EQ(ops["tetune.MaxPoolNCHWc"], 1);
+    EXPECT_EQ(ops["tetune.AveragePoolNCHWc"], 1);
+    EXPECT_EQ(ops["tetune.GlobalAveragePoolNCHWc"], 2);
+    // In: X; out: the graph outputs Y and R (R is also read blocked, by the Concat). The gate
+    // Sigmoid(GAP(d)) is computed blocked too, [1, 32/b, 1, 1, b], and scales d as it is.
+    EXPECT_EQ(ops["tetune.ToBlocked"], 1);
+    EXPECT_EQ(ops["tetune.ToPlain"], 2);
+    EXPECT_EQ(st.transforms, 3);
+    for (const auto &n : g.nodes)
+      if (n.op == "tetune.ToBlocked") {
+        const int p = g.values[n.inputs[0]].producer;
+        EXPECT_TRUE(p < 0 || g.nodes[p].op != "tetune.ToPlain") << "a ToPlain straight into a ToBlocked is left";
+      }
+    ASSERT_EQ(g.outputs.size(), 2u);
+    EXPECT_EQ(g.values[g.outputs[0]].name, "Y");
+    EXPECT_EQ(g.values[g.outputs[0]].shape, (Shape{1, 48, 1, 1}));
+    EXPECT_EQ(g.values[g.outputs[1]].name, "R");
+
+    NDArray x = NDArray::random({1, 16, 12, 12}, float32(), 11, -2, 2);
+    expect_same(run(std::move(g), x), run(imported(16), x));
+  }
+}
+
+TEST(BlockedLayout, ChannelsTheBlockDoesNotDivideStayNchw) {
+  relay::Graph g = imported(12);
+  relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+  EXPECT_EQ(st.convs, 3) << "all but the first, 12 -> 32";
+  EXPECT_EQ(ops_of(g)["Conv"], 1);
+  NDArray x = NDArray::random({1, 12, 12, 12}, float32(), 3, -2, 2);
+  expect_same(run(std::move(g), x), run(imported(12), x));
+}
+
+TEST(BlockedLayout, DefaultCompileMatchesNchw) {
+  NDArray x = NDArray::random({1, 16, 12, 12}, float32(), 7, -2, 2);
+  relay::CompiledModel m = relay::compile_model(imported(16));
+  EXPECT_EQ(m.stats().blocked_convs, relay::channel_block(Target{}) ? 4 : 0);
+  expect_same(m.run(std::vector<NDArray>{x}), run(imported(16), x));
+}
