@@ -4,11 +4,12 @@
 //
 //   tetune.ToBlocked  [N, C, H, W] -> [N, C/b, H, W, b]  (attribute block = b; C % b == 0)
 //   tetune.ToPlain    [N, C/b, H, W, b] -> [N, C, H, W]
-//   tetune.ConvNCHWc  x [N, C/b, H, W, b], w [K/b, C/b, R, S, b, b] (OIHW[b]i[b]o), optional bias [K];
-//                     attributes strides (2), pads (4: top, left, bottom, right) -> [N, K/b, OH, OW, b]
+//   tetune.ConvNCHWc  x [N, C/ib, H, W, ib], w [K/ob, C/ib, R, S, ib, ob] (OIHW[ib]i[ob]o), optional bias [K];
+//                     attributes strides (2), pads (4: top, left, bottom, right) -> [N, K/ob, OH, OW, ob]
 //   tetune.DepthwiseConvNCHWc  x [N, C/b, H, W, b], w [C/b, R, S, b], optional bias [C]; attributes
 //                     strides (2), pads (4), dilations (2) -> [N, C/b, OH, OW, b]
-//   tetune.ToBlockedWeight  [K, C, R, S] -> [K/b, C/b, R, S, b, b] (attribute block), for a weight computed in the graph
+//   tetune.ToBlockedWeight  [K, C, R, S] -> [K/ob, C/ib, R, S, ib, ob] (attributes in_block, out_block), for a
+//                     weight computed in the graph
 //   tetune.MaxPoolNCHWc, tetune.AveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, OH, OW, b]; the attributes of
 //                     ONNX MaxPool / AveragePool over 2 spatial axes (no auto_pad, no Indices output)
 //   tetune.GlobalAveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, 1, 1, b]
@@ -85,16 +86,18 @@ LOWER(l_depthwise_conv_nchwc) {
 
 LOWER(l_to_blocked_weight) {
   Tensor w = c.in_rank(0, 4, "weight");
-  const int64_t b = c.node().attr_i("block", 0), K = w.shape()[0], C = w.shape()[1];
-  if (b < 1 || K % b || C % b)
-    c.attr_fail("block " + std::to_string(b) + " does not divide the weight's channels " + shape_str(w.shape()));
+  const int64_t ib = c.node().attr_i("in_block", 0), ob = c.node().attr_i("out_block", 0), K = w.shape()[0], C = w.shape()[1];
+  if (ib < 1 || ob < 1 || K % ob || C % ib)
+    c.attr_fail("blocks " + std::to_string(ib) + "i" + std::to_string(ob) + "o do not divide the weight's channels " +
+                shape_str(w.shape()));
   Tensor y = compute(
-      {K / b, C / b, w.shape()[2], w.shape()[3], b, b},
+      {K / ob, C / ib, w.shape()[2], w.shape()[3], ib, ob},
       [&](const std::vector<Var> &i) {
-        return w(Expr(i[0]) * static_cast<int>(b) + i[5], Expr(i[1]) * static_cast<int>(b) + i[4], i[2], i[3]);
+        return w(Expr(i[0]) * static_cast<int>(ob) + i[5], Expr(i[1]) * static_cast<int>(ib) + i[4], i[2], i[3]);
       },
       c.name(), "", {"ko", "co", "r", "s", "ci", "kb"});
-  return {ops::annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "OIHW" + std::to_string(b) + "i" + std::to_string(b) + "o"}})};
+  const std::string layout = "OIHW" + std::to_string(ib) + "i" + std::to_string(ob) + "o";
+  return {ops::annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", layout}})};
 }
 
 LOWER(l_max_pool_nchwc) {

@@ -10,6 +10,7 @@ namespace {
 
 const char *const kToBlocked = "tetune.ToBlocked";
 const char *const kToPlain = "tetune.ToPlain";
+constexpr int64_t kMinBlock = 8;
 
 // Elementwise ops whose operands broadcast NumPy-style (so a blocked operand
 // and a re-laid-out per-channel one line up); BatchNormalization, which
@@ -31,6 +32,8 @@ class Rewriter {
   bool move_global_pool(int id);
   bool move_pool(int id);
   bool move_concat(int id);
+  // A new Reshape of v to `shape` (a view: no kernel); returns its output.
+  int reshaped(int v, Shape shape);  // by value: adding values moves g.values
 
  private:
   // The blocked tensor a ToPlain node turned into v, or -1.
@@ -47,11 +50,12 @@ class Rewriter {
     auto it = to_blocked_.find(v);
     if (it != to_blocked_.end()) return it->second;
     const Value val = g_.values[v];
-    const int out = g_.add_value(val.name + ".nchw" + std::to_string(b_) + "c", blocked_shape(val.shape), val.dtype, true);
+    const Shape shape = blocked_shape(val.shape);
+    const int out = g_.add_value(val.name + ".nchw" + std::to_string(shape[4]) + "c", shape, val.dtype, true);
     Node n;
     n.op = kToBlocked;
     n.name = val.name + ".to_blocked";
-    n.attrs["block"] = Attr::of_int(b_);
+    n.attrs["block"] = Attr::of_int(shape[4]);
     n.inputs = {v};
     n.outputs = {out};
     g_.add_node(n);
@@ -71,16 +75,30 @@ class Rewriter {
     g_.add_node(n);
     g_.replace_uses(old_value, plain);
   }
-  Shape blocked_shape(const Shape &s) const { return {s[0], s[1] / b_, s[2], s[3], b_}; }
-  bool blockable(const Value &v) const {
-    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && v.shape[1] % b_ == 0;
+  // The block of C channels: the vector's lanes where they divide C, else 8
+  // (a half vector with AVX-512: MobileNetV3's 24, 40, 72, 120 channels), else 0.
+  // One block per channel count, so every blocked value of C channels agrees.
+  int64_t block_of(int64_t C) const {
+    for (int64_t b : {b_, b_ / 2})
+      if (b >= kMinBlock && C % b == 0) return b;
+    return 0;
   }
+  Shape blocked_shape(const Shape &s) const {
+    const int64_t b = block_of(s[1]);
+    return {s[0], s[1] / b, s[2], s[3], b};
+  }
+  bool blockable(const Value &v) const {
+    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && block_of(v.shape[1]) > 0;
+  }
+  // A conv weight W * s (a channel scale folded into a constant W) computed
+  // blocked as W's re-laid-out constant times a view of s; -1 for other weights.
+  int scaled_blocked_weight(int w, int64_t ib, int64_t ob);
   // A per-channel operand of a [N, C, H, W] result re-laid out as [lead, C/b, 1, 1, b], or -1.
   int blocked_channel_operand(int v, const Shape &out);
   // A new node like `id` over `inputs`, producing one blocked value shaped `shape`; returns that value.
   int clone_blocked(int id, const std::vector<int> &inputs, const Shape &shape) {
     const Value old = g_.values[g_.nodes[id].outputs[0]];
-    const int out = g_.add_value(old.name + ".nchw" + std::to_string(b_) + "c", shape, old.dtype, true);
+    const int out = g_.add_value(old.name + ".nchw" + std::to_string(shape[4]) + "c", shape, old.dtype, true);
     Node n = g_.nodes[id];
     n.inputs = inputs;
     n.outputs = {out};
@@ -104,25 +122,26 @@ int Rewriter::blocked_channel_operand(int v, const Shape &out) {
   else if (s == Shape{out[0], C, 1, 1}) lead = out[0];
   if (!lead) return -1;
   if (!val.is_const()) return s.size() == 4 ? blocked(v) : -1;
-  NDArray r(Shape{lead, C / b_, 1, 1, b_}, float32());
+  const int64_t b = block_of(C);
+  NDArray r(Shape{lead, C / b, 1, 1, b}, float32());
   const float *src = val.data->data<float>();
   float *dst = r.data<float>();
   for (int64_t i = 0; i < lead * C; i++) dst[i] = src[i];  // [lead, C] in order is [lead, C/b, b]
-  return g_.add_const(val.name + ".nchw" + std::to_string(b_) + "c", r);
+  return g_.add_const(val.name + ".nchw" + std::to_string(b) + "c", r);
 }
 
-// Weight [K, C, R, S] -> [K/b, C/b, R, S, b (input channel), b (output channel)].
-NDArray blocked_conv_weight(const NDArray &w, int64_t b) {
+// Weight [K, C, R, S] -> [K/ob, C/ib, R, S, ib (input channel), ob (output channel)].
+NDArray blocked_conv_weight(const NDArray &w, int64_t ib, int64_t ob) {
   const int64_t K = w.shape()[0], C = w.shape()[1], R = w.shape()[2], S = w.shape()[3];
-  NDArray wb(Shape{K / b, C / b, R, S, b, b}, float32());
+  NDArray wb(Shape{K / ob, C / ib, R, S, ib, ob}, float32());
   const float *src = w.data<float>();
   float *dst = wb.data<float>();
-  for (int64_t ko = 0; ko < K / b; ko++)
-    for (int64_t co = 0; co < C / b; co++)
+  for (int64_t ko = 0; ko < K / ob; ko++)
+    for (int64_t co = 0; co < C / ib; co++)
       for (int64_t r = 0; r < R; r++)
         for (int64_t s = 0; s < S; s++)
-          for (int64_t ci = 0; ci < b; ci++)
-            for (int64_t kb = 0; kb < b; kb++) *dst++ = src[(((ko * b + kb) * C + co * b + ci) * R + r) * S + s];
+          for (int64_t ci = 0; ci < ib; ci++)
+            for (int64_t kb = 0; kb < ob; kb++) *dst++ = src[(((ko * ob + kb) * C + co * ib + ci) * R + r) * S + s];
   return wb;
 }
 
@@ -139,6 +158,48 @@ NDArray blocked_depthwise_weight(const NDArray &w, int64_t b) {
   return wb;
 }
 
+int Rewriter::reshaped(int v, Shape shape) {
+  NDArray dims(Shape{static_cast<int64_t>(shape.size())}, int64());
+  for (size_t i = 0; i < shape.size(); i++) dims.set(static_cast<int64_t>(i), static_cast<double>(shape[i]));
+  const Value val = g_.values[v];
+  const int d = g_.add_const(val.name + ".shape" + std::to_string(shape.size()), dims);
+  const int out = g_.add_value(val.name + ".reshaped", shape, val.dtype, true);
+  Node n;
+  n.op = "Reshape";
+  n.name = val.name + ".reshape";
+  n.attrs["shape"] = Attr::of_ints(shape);  // opset < 5 reads the attribute, later ones the input
+  n.inputs = {v, d};
+  n.outputs = {out};
+  g_.add_node(n);
+  return out;
+}
+
+int Rewriter::scaled_blocked_weight(int w, int64_t ib, int64_t ob) {
+  const int p = g_.values[w].producer;
+  if (p < 0 || g_.nodes[p].op != "Mul" || g_.nodes[p].inputs.size() != 2) return -1;
+  const Shape ws = g_.values[w].shape;
+  for (int k = 0; k < 2; k++) {
+    const int wc = g_.nodes[p].inputs[k], sc = g_.nodes[p].inputs[1 - k];
+    const Value &cw = g_.values[wc], &sv = g_.values[sc];
+    if (!cw.is_const() || cw.shape != ws || cw.dtype != float32() || sv.dtype != float32() ||
+        (sv.shape != Shape{1, ws[1], 1, 1} && sv.shape != Shape{ws[1], 1, 1}))
+      continue;
+    // W [K, C, R, S] * s [C] is W's blocked constant times s viewed as [1, C/ib, 1, 1, ib, 1].
+    const int wb = g_.add_const(cw.name + ".blocked" + std::to_string(ib) + "i" + std::to_string(ob) + "o",
+                                blocked_conv_weight(*cw.data, ib, ob));
+    const int sb = reshaped(sc, Shape{1, ws[1] / ib, 1, 1, ib, 1});
+    const int out = g_.add_value(g_.values[w].name + ".blocked", g_.values[wb].shape, float32(), true);
+    Node m;
+    m.op = "Mul";
+    m.name = g_.nodes[p].name + ".blocked";
+    m.inputs = {wb, sb};
+    m.outputs = {out};
+    g_.add_node(m);
+    return out;
+  }
+  return -1;
+}
+
 bool Rewriter::convert_conv(int id) {
   const Node n = g_.nodes[id];
   if (n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
@@ -148,28 +209,31 @@ bool Rewriter::convert_conv(int id) {
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2) return false;
   const Value x = g_.values[n.inputs[0]], w = g_.values[n.inputs[1]], y = g_.values[n.outputs[0]];
   if (x.is_const() || !blockable(x) || !blockable(y) || w.dtype != float32() || w.shape.size() != 4) return false;
-  const int64_t group = n.attr_i("group", 1), C = x.shape[1], b = b_;
+  const int64_t group = n.attr_i("group", 1), C = x.shape[1], ib = block_of(C), ob = block_of(y.shape[1]);
   const bool depthwise = group == C && y.shape[1] == C && w.shape[0] == C && w.shape[1] == 1;
   const bool dense = group == 1 && w.shape[1] == C && dilations == std::vector<int64_t>{1, 1};
   if (!(depthwise && w.is_const()) && !dense) return false;
   int wv = -1;
-  const std::string layout = depthwise ? std::to_string(b) + "c" : std::to_string(b) + "i" + std::to_string(b) + "o";
+  const std::string layout = depthwise ? std::to_string(ib) + "c" : std::to_string(ib) + "i" + std::to_string(ob) + "o";
   if (w.is_const()) {
     wv = g_.add_const(w.name + ".blocked" + layout,
-                      depthwise ? blocked_depthwise_weight(*w.data, b) : blocked_conv_weight(*w.data, b));
+                      depthwise ? blocked_depthwise_weight(*w.data, ib) : blocked_conv_weight(*w.data, ib, ob));
+  } else if ((wv = scaled_blocked_weight(n.inputs[1], ib, ob)) >= 0) {
   } else {
-    // A weight computed in the graph (a channel scale folded into it) is re-laid out where it is computed.
-    wv = g_.add_value(w.name + ".blocked" + layout, Shape{w.shape[0] / b, C / b, w.shape[2], w.shape[3], b, b}, w.dtype, true);
+    // A weight computed in the graph otherwise is re-laid out where it is computed.
+    wv = g_.add_value(w.name + ".blocked" + layout, Shape{w.shape[0] / ob, C / ib, w.shape[2], w.shape[3], ib, ob}, w.dtype,
+                      true);
     Node t;
     t.op = "tetune.ToBlockedWeight";
     t.name = w.name + ".to_blocked";
-    t.attrs["block"] = Attr::of_int(b);
+    t.attrs["in_block"] = Attr::of_int(ib);
+    t.attrs["out_block"] = Attr::of_int(ob);
     t.inputs = {n.inputs[1]};
     t.outputs = {wv};
     g_.add_node(t);
   }
   const int xb = blocked(n.inputs[0]);
-  const int yb = g_.add_value(y.name + ".nchw" + std::to_string(b) + "c", blocked_shape(y.shape), y.dtype, true);
+  const int yb = g_.add_value(y.name + ".nchw" + std::to_string(ob) + "c", blocked_shape(y.shape), y.dtype, true);
   Node conv;
   conv.op = depthwise ? "tetune.DepthwiseConvNCHWc" : "tetune.ConvNCHWc";
   conv.name = n.name;
@@ -246,7 +310,7 @@ bool Rewriter::move_concat(int id) {
   if (!blockable(out) || (axis != 1 && axis != -3)) return false;
   int chained = 0;
   for (int v : n.inputs) {
-    if (v < 0 || !blockable(g_.values[v])) return false;
+    if (v < 0 || !blockable(g_.values[v]) || block_of(g_.values[v].shape[1]) != block_of(out.shape[1])) return false;
     chained += blocked_source(v) >= 0;
   }
   if (!chained) return false;
@@ -286,6 +350,19 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
   for (auto &n : g.nodes)
     if (!n.dead && (n.op == kToPlain || n.op == kToBlocked) && readers[n.outputs[0]].empty() && !outputs.count(n.outputs[0]))
       n.dead = true;
+  // A transform of [N, C, 1, 1] ([N, C/b, 1, 1, b]) keeps the element order: a view, no kernel.
+  for (size_t id = 0; id < g.nodes.size(); id++) {
+    const Node n = g.nodes[id];
+    if (n.dead || (n.op != kToPlain && n.op != kToBlocked)) continue;
+    const Shape &plain = g.values[n.op == kToPlain ? n.outputs[0] : n.inputs[0]].shape;
+    if (plain[2] * plain[3] != 1) continue;
+    const int out = n.outputs[0];
+    const int view = rw.reshaped(n.inputs[0], g.values[out].shape);
+    g.nodes[id].dead = true;
+    g.replace_uses(out, view);
+    g.values[view].name = g.values[out].name;
+    st.views++;
+  }
   g.compact();
   for (const auto &n : g.nodes) st.transforms += n.op == kToPlain || n.op == kToBlocked;
   return st;

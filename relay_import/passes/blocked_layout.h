@@ -36,7 +36,8 @@ namespace relay {
 struct BlockedLayoutStats {
   int convs = 0;       // Convs now tetune.ConvNCHWc or tetune.DepthwiseConvNCHWc
   int moved = 0;       // other nodes now run on blocked tensors
-  int transforms = 0;  // ToBlocked / ToPlain nodes left in the graph
+  int transforms = 0;  // ToBlocked / ToPlain nodes left in the graph (kernels)
+  int views = 0;       // transforms of [N, C, 1, 1] values: Reshapes, no kernel (the order of elements is the same)
 };
 
 /**

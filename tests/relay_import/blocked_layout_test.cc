@@ -118,9 +118,12 @@ TEST(BlockedLayout, ChainRunsBlockedBetweenOneTransformInAndOneOut) {
     EXPECT_EQ(ops["tetune.GlobalAveragePoolNCHWc"], 2);
     // In: X; out: the graph outputs Y and R (R is also read blocked, by the Concat). The gate
     // Sigmoid(GAP(d)) is computed blocked too, [1, 32/b, 1, 1, b], and scales d as it is.
+    // Y [1, 48, 1, 1] has its elements in the same order blocked: a Reshape, no kernel.
     EXPECT_EQ(ops["tetune.ToBlocked"], 1);
-    EXPECT_EQ(ops["tetune.ToPlain"], 2);
-    EXPECT_EQ(st.transforms, 3);
+    EXPECT_EQ(ops["tetune.ToPlain"], 1);
+    EXPECT_EQ(ops["Reshape"], 1);
+    EXPECT_EQ(st.transforms, 2);
+    EXPECT_EQ(st.views, 1);
     for (const auto &n : g.nodes)
       if (n.op == "tetune.ToBlocked") {
         const int p = g.values[n.inputs[0]].producer;
@@ -150,4 +153,49 @@ TEST(BlockedLayout, DefaultCompileMatchesNchw) {
   relay::CompiledModel m = relay::compile_model(imported(16));
   EXPECT_EQ(m.stats().blocked_convs, relay::channel_block(Target{}) ? 4 : 0);
   expect_same(m.run(std::vector<NDArray>{x}), run(imported(16), x));
+}
+
+namespace {
+
+// X [1, 16, 6, 6]: Y = Conv1x1(X * Sigmoid(GAP(X)), W) + B, and Z = Conv1x1(X, V) + B with V
+// a graph input (a weight no pass can re-lay out ahead of time).
+std::string computed_weight_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto *g = m.mutable_graph();
+  g->set_name("computed_weight");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  set_type(g->add_input(), "V", onnx::TensorProto::FLOAT, {16, 16, 1, 1});
+  add_initializer(g, "W", {16, 16, 1, 1}, wave(256, 0.53f));
+  add_initializer(g, "B", {16}, wave(16, 0.71f, 0.1f));
+  add_node(g, "GlobalAveragePool", {"X"}, {"P"});
+  add_node(g, "Sigmoid", {"P"}, {"S"});
+  add_node(g, "Mul", {"X", "S"}, {"XS"});
+  add_node(g, "Conv", {"XS", "W", "B"}, {"Y"});
+  add_node(g, "Conv", {"X", "V", "B"}, {"Z"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  set_type(g->add_output(), "Z", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(BlockedLayout, WeightsComputedInTheGraph) {
+  if (!relay::channel_block(Target{})) GTEST_SKIP() << "no blocked layout on this target";
+  auto graph = [] { return relay::import_onnx_bytes(computed_weight_model(), "cw.onnx", relay::ImportOptions()); };
+  relay::CompiledModel m = relay::compile_model(graph());
+  EXPECT_EQ(m.stats().folded_channel_scales, 1);
+  EXPECT_EQ(m.stats().blocked_convs, 2);
+  auto ops = ops_of(m.graph());
+  // The folded scale multiplies the blocked constant W (a view of S broadcast over it), and V is re-laid out by a kernel.
+  EXPECT_EQ(ops["tetune.ToBlockedWeight"], 1);
+  int blocked_scale = 0;
+  for (const auto &n : m.graph().nodes)
+    if (n.op == "Mul" && m.graph().values[n.outputs[0]].shape.size() == 6) blocked_scale++;
+  EXPECT_EQ(blocked_scale, 1);
+  NDArray x = NDArray::random({1, 16, 6, 6}, float32(), 5, -2, 2), v = NDArray::random({16, 16, 1, 1}, float32(), 6, -1, 1);
+  relay::CompileOptions nchw;
+  nchw.blocked_layout = false;
+  expect_same(m.run(std::vector<NDArray>{x, v}), relay::compile_model(graph(), nchw).run(std::vector<NDArray>{x, v}));
 }
