@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model_tuning/model_tuning.h"
+#include "model_tuning/model_latency.h"
 #include "autotune/policy/policy.h"
 #include "relay_import/onnx_importer.h"
 #include "base/errors.h"
@@ -43,6 +44,12 @@ std::string fmt_ms(double ms) {
   char b[32];
   if (!std::isfinite(ms)) return "-";
   std::snprintf(b, sizeof b, "%.4f", ms);
+  return b;
+}
+
+std::string fmt_pct(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100 * fraction);
   return b;
 }
 
@@ -91,7 +98,8 @@ void add_tune_model_command(CLI::App &app) {
     int trials = 0, threads = 0, batch = 16, small_trials = 2, warmup = -1;  // threads: set by add_threads_option
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
-    bool no_baseline = false, flush_cache = false, no_shipped = false, no_transfer = false;
+    bool no_baseline = false, flush_cache = false, no_shipped = false, no_transfer = false, no_model_run = false;
+    int model_runs = 20;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
@@ -118,6 +126,11 @@ void add_tune_model_command(CLI::App &app) {
                 "do not warm-start a task with few records from its records on other targets or its operator's at "
                 "other shapes (autotune/transfer.h)");
   cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
+  cmd->add_option("--model-runs", a->model_runs,
+                  "at the end, compile the model with the records (as `compile` does) and time this many runs against the "
+                  "estimate")
+      ->check(positive());
+  cmd->add_flag("--no-model-run", a->no_model_run, "skip that final compile and run");
   cmd->callback([a] {
     autotune::ModelTuneOptions o;
     o.total_trials = a->trials;
@@ -197,6 +210,20 @@ void add_tune_model_command(CLI::App &app) {
                 "result); default schedules %s ms\n",
                 fmt_ms(r.estimated_before_ms).c_str(), r.without_result_before, fmt_ms(r.estimated_after_ms).c_str(),
                 r.without_result_after, r.baseline_ms > 0 ? fmt_ms(r.baseline_ms).c_str() : "-");
+    if (a->no_model_run) return;
+    // The estimate sums tasks timed alone; the model's own run says what the records give.
+    std::fprintf(stderr, "compiling the model with the records to time it (--no-model-run skips this)\n");
+    autotune::ModelLatency lat = autotune::measure_model_latency(
+        a->model, shapes, a->threads, relay::TunedLogs{a->db, !a->no_shipped, ""}, a->model_runs);
+    const double est = r.estimated_after_ms;
+    std::printf("model latency: estimated %s ms, measured %s ms (median of %d runs, %d threads; %d/%d tasks from records, "
+                "compiled in %.1f s)%s\n",
+                fmt_ms(est).c_str(), fmt_ms(lat.median_ms).c_str(), lat.runs, a->threads, lat.tuned_tasks, lat.tasks,
+                lat.compile_s,
+                est > 0 ? (": the estimate is " + fmt_pct(std::abs(est / lat.median_ms - 1)) +
+                           (est < lat.median_ms ? " low" : " high"))
+                              .c_str()
+                        : "");
   });
 }
 
