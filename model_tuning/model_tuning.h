@@ -60,9 +60,12 @@ struct ModelTask {
 
 /** Kernel groups of a compiled (or groups-only) model, deduplicated by workload key, in first-use order. */
 std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m);
-/** Imports an ONNX model and extracts its tasks (compile_groups_only; tasks carry `threads`). */
+/**
+ * Imports an ONNX model and extracts its tasks (compile_groups_only; tasks carry `threads`);
+ * blocked_layout as relay::CompileOptions::blocked_layout (the tasks `compile` builds with the same choice).
+ */
 std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
-                                           int threads, int *kernel_groups = nullptr);
+                                           int threads, int *kernel_groups = nullptr, bool blocked_layout = true);
 
 struct ModelTuneProgress {
   int task = -1;                // index of the task being tuned

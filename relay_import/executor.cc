@@ -387,6 +387,7 @@ std::string CompiledModel::summary() const {
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
      << " batch norms folded, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
+  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c, " << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
   os << "weights: " << graph_.weight_bytes() << " bytes\n";

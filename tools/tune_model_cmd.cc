@@ -100,6 +100,7 @@ void add_tune_model_command(CLI::App &app) {
     uint64_t seed = 0;
     bool no_baseline = false, flush_cache = false, no_shipped = false, no_transfer = false, no_model_run = false;
     int model_runs = 20;
+    std::string layout;  // set by add_layout_option
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
@@ -131,6 +132,7 @@ void add_tune_model_command(CLI::App &app) {
                   "estimate")
       ->check(positive());
   cmd->add_flag("--no-model-run", a->no_model_run, "skip that final compile and run");
+  add_layout_option(cmd, a->layout);
   cmd->callback([a] {
     autotune::ModelTuneOptions o;
     o.total_trials = a->trials;
@@ -140,7 +142,8 @@ void add_tune_model_command(CLI::App &app) {
     for (const auto &s : a->shapes)
       for (auto &kv : relay::parse_input_shapes(s)) shapes[kv.first] = kv.second;
     int kernel_groups = 0;
-    auto tasks = autotune::extract_model_tasks(a->model, shapes, a->threads, &kernel_groups);
+    const bool blocked = a->layout == "blocked";
+    auto tasks = autotune::extract_model_tasks(a->model, shapes, a->threads, &kernel_groups, blocked);
     o.batch = a->batch;
     o.policy = a->policy;
     o.cost_model = a->cost_model;
@@ -214,7 +217,7 @@ void add_tune_model_command(CLI::App &app) {
     // The estimate sums tasks timed alone; the model's own run says what the records give.
     std::fprintf(stderr, "compiling the model with the records to time it (--no-model-run skips this)\n");
     autotune::ModelLatency lat = autotune::measure_model_latency(
-        a->model, shapes, a->threads, relay::TunedLogs{a->db, !a->no_shipped, ""}, a->model_runs);
+        a->model, shapes, a->threads, relay::TunedLogs{a->db, !a->no_shipped, ""}, a->model_runs, blocked);
     const double est = r.estimated_after_ms;
     std::printf("model latency: estimated %s ms, measured %s ms (median of %d runs, %d threads; %d/%d tasks from records, "
                 "compiled in %.1f s)%s\n",
