@@ -42,17 +42,24 @@ py::dict progress_dict(const autotune::ModelTuneProgress &p, const std::vector<a
                   "errors"_a = p.errors, "elapsed_s"_a = p.elapsed_s, "time_left_s"_a = p.time_left_s);
 }
 
+// layout= of tune_model / compile_model: "blocked" or "nchw" (relay::CompileOptions::blocked_layout).
+bool blocked_layout(const std::string &layout) {
+  if (layout != "blocked" && layout != "nchw") throw py::value_error("layout must be 'blocked' or 'nchw', got '" + layout + "'");
+  return layout == "blocked";
+}
+
 autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Shapes &shapes, int trials,
                                          double time_budget_s, const std::optional<std::string> &db,
                                          const std::optional<int> &threads_arg, const std::string &policy,
                                          const std::string &cost_model, uint64_t seed, int batch, bool shipped_log,
                                          double timeout_s, double small_task_flops, int small_task_trials,
-                                         bool measure_baseline, const py::object &progress) {
+                                         bool measure_baseline, const std::string &layout, const py::object &progress) {
   if (trials < 0 || time_budget_s < 0) throw py::value_error("trials and time_budget_s must be >= 0");
   if (trials == 0 && time_budget_s == 0)
     throw py::value_error("tune_model: give trials=N or time_budget_s=T (or both)");
   if (batch < 1) throw py::value_error("batch must be >= 1, got " + std::to_string(batch));
   const int threads = threads_or_default(threads_arg);
+  const bool blocked = blocked_layout(layout);
   autotune::ModelTuneOptions o;
   o.total_trials = trials;
   o.time_budget_s = time_budget_s;
@@ -86,7 +93,7 @@ autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Sha
   autotune::ModelTuneResult r;
   {
     py::gil_scoped_release unlocked;
-    tasks = autotune::extract_model_tasks(onnx_path, shapes, threads);
+    tasks = autotune::extract_model_tasks(onnx_path, shapes, threads, nullptr, blocked);
     claim_threads(threads, "tune_model()");
     r = autotune::tune_model(tasks, o);
   }
@@ -98,12 +105,13 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
                                       const std::optional<std::string> &db, const std::optional<int> &threads,
                                       const std::string &target, bool tuned, bool shipped_log,
                                       const std::string &cost_model, const std::string &cxx, bool keep_build,
-                                      bool verbose) {
+                                      bool verbose, const std::string &layout) {
   relay::ImportOptions io;
   io.input_shapes = shapes;
   relay::ExportOptions eo;
   eo.compile.target = Target{target};
   eo.compile.threads = threads_or_default(threads);
+  eo.compile.blocked_layout = blocked_layout(layout);
   std::unique_ptr<cost_model::CostModel> model;
   eo.compile.untuned = cli::untuned_options(cost_model, &model);
   eo.model_path = onnx_path;
@@ -288,11 +296,11 @@ void bind_model(py::module_ &parent) {
   m.def("tune_model", &run_tune_model, "onnx_path"_a, py::kw_only(), "input_shapes"_a = Shapes{}, "trials"_a = 0,
         "time_budget_s"_a = 0.0, "db"_a = py::none(), "threads"_a = py::none(), "policy"_a = "evolutionary",
         "cost_model"_a = "xgb", "seed"_a = 0, "batch"_a = 16, "shipped_log"_a = true, "timeout_s"_a = 20.0,
-        "small_task_flops"_a = 1e5, "small_task_trials"_a = 2, "measure_baseline"_a = true,
+        "small_task_flops"_a = 1e5, "small_task_trials"_a = 2, "measure_baseline"_a = true, "layout"_a = "blocked",
         "progress"_a = py::none(), "`tetune tune` (see tetune.model.tune_model).");
   m.def("compile_model", &run_compile_model, "onnx_path"_a, "out_dir"_a, py::kw_only(), "input_shapes"_a = Shapes{},
         "db"_a = py::none(), "threads"_a = py::none(), "target"_a = "host", "tuned"_a = true, "shipped_log"_a = true,
-        "cost_model"_a = "", "cxx"_a = "", "keep_build"_a = false, "verbose"_a = false,
+        "cost_model"_a = "", "cxx"_a = "", "keep_build"_a = false, "verbose"_a = false, "layout"_a = "blocked",
         "`tetune compile` (see tetune.model.compile_model).");
 
   py::class_<Runner>(m, "Runner", "An exported model loaded by the compiler-free runtime (runtime/model.h).")

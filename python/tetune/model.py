@@ -36,7 +36,7 @@ def _shapes(input_shapes):
 
 def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=None, threads=None,
                policy="evolutionary", cost_model="xgb", seed=0, batch=16, shipped_log=True, timeout_s=20.0,
-               small_task_flops=1e5, small_task_trials=2, measure_baseline=True, progress=None):
+               small_task_flops=1e5, small_task_trials=2, measure_baseline=True, layout="blocked", progress=None):
     """Tunes every task of an ONNX model into the log (`tetune tune`); returns a ModelTuneResult.
 
     Budget: trials (records over all tasks, stored ones count) and / or time_budget_s (the measurement
@@ -45,6 +45,7 @@ def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=
     policy: a registered name (tetune.autotune.policy_names(), Python policies included).
     progress: called with a dict between records; Ctrl-C or an exception it raises stops tuning after
     the measurement in flight (committed) and propagates.
+    layout: 'blocked' (convolution chains in NCHW[16]c) or 'nchw'; compile with the same one.
     """
     from . import autotune  # a Python policy class is registered by name as tune() does
     policy = autotune._registered(policy, autotune.register_policy, autotune.SearchPolicy, "policy")
@@ -54,22 +55,24 @@ def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=
                                   cost_model=cost_model, seed=seed, batch=batch, shipped_log=shipped_log,
                                   timeout_s=timeout_s, small_task_flops=small_task_flops,
                                   small_task_trials=small_task_trials, measure_baseline=measure_baseline,
-                                  progress=progress)
+                                  layout=layout, progress=progress)
 
 
 def compile_model(onnx_path, out_dir, *, input_shapes=None, db=None, threads=None, target="host", tuned=True,
-                  shipped_log=True, cost_model="", cxx="", keep_build=False, verbose=False):
+                  shipped_log=True, cost_model="", cxx="", keep_build=False, verbose=False, layout="blocked"):
     """AOT-compiles an ONNX model into out_dir (`tetune compile`); returns an ExportResult.
 
     Each task gets the best record of db (default: the user's log; it must exist), then of the shipped
     log, else its default schedule; tuned=False reads no log. threads must be the count the records
     were tuned with (default: this machine's cores, as tune_model's). cost_model: '' (analytical
     default), 'shipped' or a saved model's path, for tasks without a record. Writes only its own files
-    into out_dir (libmodel.so, graph.bin, weights.bin, manifest.json).
+    into out_dir (libmodel.so, graph.bin, weights.bin, manifest.json). layout: 'blocked' (convolution
+    chains in NCHW[16]c, the default) or 'nchw', as the log was tuned with.
     """
     return _core_model.compile_model(str(onnx_path), str(out_dir), input_shapes=_shapes(input_shapes), db=db,
                                      threads=threads, target=target, tuned=tuned, shipped_log=shipped_log,
-                                     cost_model=cost_model, cxx=cxx, keep_build=keep_build, verbose=verbose)
+                                     cost_model=cost_model, cxx=cxx, keep_build=keep_build, verbose=verbose,
+                                     layout=layout)
 
 
 class LoadedModel:
