@@ -17,6 +17,7 @@
 #include "te/ops/common.h"
 #include "te/ops/conv.h"
 #include "te/ops/pool.h"
+#include "te/ops/reduce.h"
 
 namespace tetune {
 namespace relay {
@@ -24,7 +25,19 @@ namespace lowering {
 
 namespace {
 
-Tensor add_blocked_bias(LowerContext &c, const Tensor &y);
+// y plus bias[K] along the channel of each (block, lane) of the blocked y.
+Tensor add_blocked_bias(LowerContext &c, const Tensor &y) {
+  if (!c.has(2)) return y;
+  Tensor bias = c.in_rank(2, 1, "bias");
+  const int64_t b = y.shape()[4];
+  if (bias.shape()[0] != y.shape()[1] * b)
+    c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(y.shape()[1] * b) + " output channels");
+  Tensor r = compute(
+      y.shape(),
+      [&](const std::vector<Var> &i) { return y(i[0], i[1], i[2], i[3], i[4]) + bias(Expr(i[1]) * static_cast<int>(b) + i[4]); },
+      c.name(), "", {"n", "k", "h", "w", "kb"});
+  return ops::annotate(r, "broadcast", {{"op", "Conv"}});
+}
 
 LOWER(l_to_blocked) {
   Tensor x = c.in_rank(0, 4, "input");
@@ -60,19 +73,6 @@ LOWER(l_conv_nchwc) {
   return {add_blocked_bias(c, conv)};
 }
 
-// y plus bias[K] along the channel of each (block, lane) of the blocked y.
-Tensor add_blocked_bias(LowerContext &c, const Tensor &y) {
-  if (!c.has(2)) return y;
-  Tensor bias = c.in_rank(2, 1, "bias");
-  const int64_t b = y.shape()[4];
-  if (bias.shape()[0] != y.shape()[1] * b)
-    c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(y.shape()[1] * b) + " output channels");
-  Tensor r = compute(
-      y.shape(),
-      [&](const std::vector<Var> &i) { return y(i[0], i[1], i[2], i[3], i[4]) + bias(Expr(i[1]) * static_cast<int>(b) + i[4]); },
-      c.name(), "", {"n", "k", "h", "w", "kb"});
-  return ops::annotate(r, "broadcast", {{"op", "Conv"}});
-}
 
 LOWER(l_depthwise_conv_nchwc) {
   Tensor x = c.in_rank(0, 5, "input");
@@ -114,24 +114,7 @@ LOWER(l_avg_pool_nchwc) {
                           c.node().attr_i("count_include_pad", 0) != 0, c.name())};
 }
 
-LOWER(l_global_avg_pool_nchwc) {
-  Tensor x = c.in_rank(0, 5, "input");
-  const Shape &s = x.shape();
-  const int64_t H = s[2], W = s[3];
-  Tensor y = compute(
-      {s[0], s[1], 1, 1, s[4]},
-      [&](const std::vector<Var> &i) {
-        IterVar rh = reduce_axis(H, "rh"), rw = reduce_axis(W, "rw");
-        return tetune::sum(x(i[0], i[1], rh, rw, i[4]), {rh, rw});
-      },
-      c.name() + ".sum", "", {"n", "c", "h", "w", "cb"});
-  ops::annotate(y, "pool", {{"op", "GlobalAveragePool"}});
-  const double inv = 1.0 / static_cast<double>(H * W);
-  Tensor mean = compute(
-      y.shape(), [&](const std::vector<Var> &i) { return y(i[0], i[1], i[2], i[3], i[4]) * imm(inv, x.dtype()); }, c.name(), "",
-      {"n", "c", "h", "w", "cb"});
-  return {ops::annotate(mean, "elemwise", {{"op", "GlobalAveragePool"}})};
-}
+LOWER(l_global_avg_pool_nchwc) { return {ops::reduce_mean(c.in_rank(0, 5, "input"), {2, 3}, true, c.name())}; }
 
 }  // namespace
 

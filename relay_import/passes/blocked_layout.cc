@@ -29,7 +29,6 @@ class Rewriter {
 
   bool convert_conv(int id);
   bool move_elementwise(int id);
-  bool move_global_pool(int id);
   bool move_pool(int id);
   bool move_concat(int id);
   // A new Reshape of v to `shape` (a view: no kernel); returns its output.
@@ -280,31 +279,21 @@ bool Rewriter::move_elementwise(int id) {
   return true;
 }
 
-bool Rewriter::move_global_pool(int id) {
-  const Node n = g_.nodes[id];
-  if (n.op != "GlobalAveragePool" || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
-  const int src = blocked_source(n.inputs[0]);
-  if (src < 0 || g_.values[n.inputs[0]].shape.size() != 4) return false;
-  if (!blockable(g_.values[n.outputs[0]]) || block_of(g_.values[n.outputs[0]].shape) != g_.values[src].shape[4]) return false;
-  const Shape s = g_.values[n.outputs[0]].shape;
-  const int yb = clone_blocked(id, {src}, blocked_shape(s));
-  g_.nodes.back().op = "tetune.GlobalAveragePoolNCHWc";
-  replace_with_plain(n.outputs[0], yb);
-  return true;
-}
-
+// Pools over H and W keep the channel blocks: MaxPool, AveragePool, GlobalAveragePool.
 bool Rewriter::move_pool(int id) {
+  static const std::map<std::string, std::string> blocked_op = {{"MaxPool", "tetune.MaxPoolNCHWc"},
+                                                                {"AveragePool", "tetune.AveragePoolNCHWc"},
+                                                                {"GlobalAveragePool", "tetune.GlobalAveragePoolNCHWc"}};
   const Node n = g_.nodes[id];
-  if ((n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0)
-    return false;
+  const auto op = blocked_op.find(n.op);
+  if (op == blocked_op.end() || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const int src = blocked_source(n.inputs[0]);
   const Value out = g_.values[n.outputs[0]];
   if (src < 0 || g_.values[n.inputs[0]].shape.size() != 4 || !blockable(out) || block_of(out.shape) != g_.values[src].shape[4] ||
-      n.attr_s("auto_pad", "NOTSET") != "NOTSET" ||
-      n.attr_ints("kernel_shape").size() != 2)
+      n.attr_s("auto_pad", "NOTSET") != "NOTSET" || (n.op != "GlobalAveragePool" && n.attr_ints("kernel_shape").size() != 2))
     return false;
   const int yb = clone_blocked(id, {src}, blocked_shape(out.shape));
-  g_.nodes.back().op = n.op == "MaxPool" ? "tetune.MaxPoolNCHWc" : "tetune.AveragePoolNCHWc";
+  g_.nodes.back().op = op->second;
   replace_with_plain(n.outputs[0], yb);
   return true;
 }
@@ -348,7 +337,7 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
   for (int id : g.topo_order()) {
     if (g.nodes[id].dead) continue;
     if (rw.convert_conv(id)) st.convs++;
-    else if (rw.move_elementwise(id) || rw.move_global_pool(id) || rw.move_pool(id) || rw.move_concat(id)) st.moved++;
+    else if (rw.move_elementwise(id) || rw.move_pool(id) || rw.move_concat(id)) st.moved++;
   }
   if (!st.convs) return st;
   // ToPlain nodes that nothing reads any more (their readers moved) are dropped.
