@@ -8,6 +8,7 @@
 #include "relay_import/host_ops.h"
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/blocked_layout.h"
+#include "relay_import/passes/denormal_weights.h"
 #include "relay_import/passes/channel_scale_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
@@ -38,6 +39,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
     st.blocked_convs = layout.convs;
     st.layout_transforms = layout.transforms;
   }
+  if (options.flush_subnormal_weights) st.flushed_subnormals = flush_subnormal_constants(g);
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
   st.dce_removed = eliminate_dead_code(g);
   st.nodes_after_passes = g.num_live_nodes();
@@ -390,7 +392,7 @@ std::string CompiledModel::summary() const {
   os << "layout: " << s.blocked_convs << " convs in NCHW[b]c, " << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
-  os << "weights: " << graph_.weight_bytes() << " bytes\n";
+  os << "weights: " << graph_.weight_bytes() << " bytes, " << s.flushed_subnormals << " subnormal elements flushed to zero\n";
   os << "memory: peak " << plan_.peak_bytes << " bytes with reuse (" << plan_.buffer_bytes.size() << " buffers), "
      << plan_.no_reuse_bytes << " without, max live " << plan_.max_live_bytes << "\n";
   for (size_t i = 0; i < groups_.size(); i++) {

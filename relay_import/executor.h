@@ -55,6 +55,8 @@ struct CompileOptions {
    * false keeps every tensor NCHW.
    */
   bool blocked_layout = true;
+  /** Subnormal float constants become zeros (passes/denormal_weights.h); false keeps them. */
+  bool flush_subnormal_weights = true;
   bool cse = true;
   bool plain_default_schedule = false;   // default hook: bare Schedule(outputs) instead of autotune::default_schedule
   /** The default hook's options (cost model, candidates, seed); the default: the analytical default. */
@@ -126,6 +128,7 @@ struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
+  int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;
   SourceCounts group_sources;            // kernel groups by the source of their kernel's schedule
