@@ -41,6 +41,12 @@ CLI::Option *add_db_option(CLI::App *cmd, std::string &db, const std::string &wh
  */
 CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout);
 
+/**
+ * Adds --cache {warm, cold, model} (autotune::CacheState: what the caches hold
+ * when a timed run starts), preset to `preset`.
+ */
+CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, const std::string &preset);
+
 /** A number > 0 and finite ("--timeout: must be a positive number, got 0"). */
 const CLI::Validator &positive();
 /** A number >= 0 and finite. */

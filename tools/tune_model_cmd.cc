@@ -98,9 +98,10 @@ void add_tune_model_command(CLI::App &app) {
     int trials = 0, threads = 0, batch = 16, small_trials = 2, warmup = -1;  // threads: set by add_threads_option
     double small_flops = 1e5, timeout = 20;
     uint64_t seed = 0;
-    bool no_baseline = false, flush_cache = false, no_shipped = false, no_transfer = false, no_model_run = false;
+    bool no_baseline = false, no_shipped = false, no_transfer = false, no_model_run = false;
     int model_runs = 20;
     std::string layout;  // set by add_layout_option
+    std::string cache;   // set by add_cache_option
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "ONNX model file")->required();
@@ -126,7 +127,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_flag("--no-transfer", a->no_transfer,
                 "do not warm-start a task with few records from its records on other targets or its operator's at "
                 "other shapes (autotune/transfer.h)");
-  cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
+  add_cache_option(cmd, a->cache, "model");
   cmd->add_option("--model-runs", a->model_runs,
                   "at the end, compile the model with the records (as `compile` does) and time this many runs against the "
                   "estimate")
@@ -154,7 +155,7 @@ void add_tune_model_command(CLI::App &app) {
                  o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     o.seed = a->seed;
     o.measure.timeout_s = a->timeout;
-    o.measure.flush_cache = a->flush_cache;
+    o.measure.cache = autotune::parse_cache_state(a->cache);
     o.small_task_flops = a->small_flops;
     o.small_task_trials = a->small_trials;
     o.measure_baseline = !a->no_baseline;

@@ -121,8 +121,8 @@ void add_tune_op_command(CLI::App &app) {
   struct Args {
     std::string op = "matmul", shape, policy = "evolutionary", db, plot, space, cost_model = "xgb", target = "host";
     int trials = 64, threads = 0, batch = 16;  // threads: set by add_threads_option
-    bool resume = false, no_library = false, flush_cache = false, no_shipped = false, no_transfer = false;
-    std::string remote_command, runner;
+    bool resume = false, no_library = false, no_shipped = false, no_transfer = false;
+    std::string remote_command, runner, cache;  // cache: set by add_cache_option
     uint64_t seed = 0;
     double timeout = 20;
   };
@@ -146,7 +146,7 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--seed", a->seed, "random seed");
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
   cmd->add_flag("--no-library", a->no_library, "skip the oneDNN comparison");
-  cmd->add_flag("--flush-cache", a->flush_cache, "time each run with inputs and outputs flushed from the caches (as inside a model)");
+  add_cache_option(cmd, a->cache, "warm");
   cmd->add_option("--target", a->target, "host | cuda | a Halide target string (default host)");
   cmd->add_option("--remote-command", a->remote_command,
                   "measure elsewhere: /bin/sh command run per batch with {dir} (the batch directory) and {runner} "
@@ -174,7 +174,7 @@ void add_tune_op_command(CLI::App &app) {
     o.seed = a->seed;
     o.op_name = a->op;
     o.measure.timeout_s = a->timeout;
-    o.measure.flush_cache = a->flush_cache;
+    o.measure.cache = autotune::parse_cache_state(a->cache);
     // (tune() measures a GPU target through the runner with or without these.)
     if (!a->remote_command.empty() || !a->runner.empty()) {
       autotune::RemoteOptions ro;

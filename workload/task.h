@@ -19,6 +19,14 @@ struct Task {
   std::string workload_key;      // workload_key(outputs): equal computes share it
   double flops = 0;              // flop_count(outputs), for GFLOP/s
   double weight = 1;             // occurrences in a model (task scheduler)
+  /**
+   * Indices into inputs() of the model's constants (weights), set by the
+   * graph compiler (relay_import/passes/fusion.h); empty for an operator
+   * tuned alone. Inside a model these were last read one inference ago, the
+   * other inputs were just written by their producers: the measurer's
+   * CacheState::kModel times the kernel so.
+   */
+  std::vector<int> constant_inputs;
 
   /** Inputs of the compute in kernel argument order (Schedule(outputs).inputs()). */
   std::vector<Tensor> inputs() const;

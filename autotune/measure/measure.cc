@@ -62,11 +62,20 @@ struct Reader {
   }
 };
 
-// Evicts the arrays' cache lines from every cache level (cold-cache timing).
-void flush_from_cache(const std::vector<NDArray> &arrays) {
-  for (const auto &a : arrays) {
-    const char *p = static_cast<const char *>(a.raw());
-    for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
+// Evicts the array's cache lines from every cache level.
+void flush_from_cache(const NDArray &a) {
+  const char *p = static_cast<const char *>(a.raw());
+  for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
+}
+
+// Before one timed run: what CacheState `c` (not kWarm) evicts.
+void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray> &inputs, const std::vector<NDArray> &outs) {
+  if (c == CacheState::kCold) {
+    for (const auto &a : inputs) flush_from_cache(a);
+    for (const auto &a : outs) flush_from_cache(a);
+  } else {
+    for (int i : task.constant_inputs)
+      if (i >= 0 && i < static_cast<int>(inputs.size())) flush_from_cache(inputs[i]);
   }
   _mm_mfence();
 }
@@ -130,11 +139,10 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
           number = std::max(1, std::min(number, opt.max_number));
         }
         for (int r = 0; r < std::max(1, opt.repeat); r++) {
-          if (opt.flush_cache) {
+          if (opt.cache != CacheState::kWarm) {
             double total = 0;
             for (int i = 0; i < number; i++) {
-              flush_from_cache(inputs);
-              flush_from_cache(outs);
+              evict_before_run(opt.cache, task, inputs, outs);
               auto t1 = Clock::now();
               k.run(inputs, outs);
               total += seconds_since(t1);
@@ -197,6 +205,21 @@ ChildOutcome run_isolated(double timeout_s, const std::function<std::string()> &
 }
 
 }  // namespace
+
+CacheState parse_cache_state(const std::string &name) {
+  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel})
+    if (name == cache_state_name(c)) return c;
+  throw Error("unknown cache state '" + name + "': expected warm, cold or model");
+}
+
+const char *cache_state_name(CacheState c) {
+  switch (c) {
+    case CacheState::kWarm: return "warm";
+    case CacheState::kCold: return "cold";
+    case CacheState::kModel: return "model";
+  }
+  return "?";
+}
 
 void Measurer::warm_up() {
   if (warmed_ || !options_.warm_jit) return;

@@ -47,6 +47,22 @@
 namespace tetune {
 namespace autotune {
 
+/**
+ * What the caches hold when a timed run starts. Inside a model a kernel reads
+ * activations its producer has just written and weights it last read one
+ * inference ago; back-to-back repeats find both in cache and flatter kernels
+ * whose weights fill L2, a cold start flushes the activations too.
+ */
+enum class CacheState {
+  kWarm,   // repeats back to back: a run finds what the last one left
+  kCold,   // every input and output evicted from every level (clflush) before each run, as TVM's enable_cpu_cache_flush
+  kModel,  // Task::constant_inputs evicted before each run, the other inputs and the outputs as the last run left them
+};
+
+/** "warm" | "cold" | "model"; raises Error naming the accepted values otherwise. */
+CacheState parse_cache_state(const std::string &name);
+const char *cache_state_name(CacheState c);
+
 struct MeasureOptions {
   int number = 0;              // runs per repeat; 0 = auto from min_repeat_ms
   int repeat = 3;              // timed repeats (costs_ms has this many values)
@@ -79,15 +95,8 @@ struct MeasureOptions {
    */
   bool runtime_checks = false;
   bool warm_jit = true;        // compile (never run) a trivial pipeline in this process first (see warm_up_jit)
-  /**
-   * Cold-cache timing (TVM's enable_cpu_cache_flush): before every timed run
-   * the cache lines of all inputs and outputs are flushed (clflush), and each
-   * run is timed on its own. Inside a model a kernel reads what the previous
-   * kernel wrote and weights it has not touched since the last inference, so
-   * hot-cache repeats flatter some schedules; this ranks them as they run
-   * there. Costs stay ms per run.
-   */
-  bool flush_cache = false;
+  /** What the caches hold when a timed run starts (CacheState). */
+  CacheState cache = CacheState::kWarm;
 };
 
 struct MeasureInput {

@@ -72,7 +72,7 @@ py::dict progress_dict(const TuneProgress &p) {
 
 TuneResult run_tune(const Task &given, int trials, const std::string &policy, const std::string &cost_model,
                     const std::string &space, const std::optional<std::string> &db, bool shipped_log, bool resume,
-                    uint64_t seed, int batch_size, double timeout_s, bool flush_cache, bool confirm,
+                    uint64_t seed, int batch_size, double timeout_s, const std::string &cache, bool confirm,
                     const std::optional<int> &threads, const std::string &op_name, const py::object &progress) {
   Task task = given;
   if (threads) task.threads = threads_or_default(threads);
@@ -91,7 +91,7 @@ TuneResult run_tune(const Task &given, int trials, const std::string &policy, co
   o.resume = resume;
   o.seed = seed;
   o.measure.timeout_s = timeout_s;
-  o.measure.flush_cache = flush_cache;
+  o.measure.cache = autotune::parse_cache_state(cache);
   if (!confirm) o.confirm_top = 0;
   o.op_name = op_name;
   if (o.op_name.empty() && !task.outputs[0]->tag.empty()) o.op_name = task.outputs[0]->tag;
@@ -180,7 +180,7 @@ void bind_autotune(py::module_ &parent) {
   bind_search_plugins(m);
   m.def("tune", &run_tune, "task"_a, py::kw_only(), "trials"_a = 64, "policy"_a = "evolutionary",
         "cost_model"_a = "xgb", "space"_a = "", "db"_a = py::none(), "shipped_log"_a = true, "resume"_a = false,
-        "seed"_a = 0, "batch_size"_a = 16, "timeout_s"_a = 20.0, "flush_cache"_a = false, "confirm"_a = true,
+        "seed"_a = 0, "batch_size"_a = 16, "timeout_s"_a = 20.0, "cache"_a = "warm", "confirm"_a = true,
         "threads"_a = py::none(), "op_name"_a = "", "progress"_a = py::none(),
         "Runs the C++ tuner (autotune::tune) on task; see tetune.autotune.tune.");
 }

@@ -80,7 +80,7 @@ def _registered(plugin, register, base, what):
 
 
 def tune(task, *, trials=64, policy="evolutionary", cost_model="xgb", db=None, threads=None, seed=0,
-         space="", batch_size=16, resume=False, shipped_log=True, timeout_s=20.0, flush_cache=False,
+         space="", batch_size=16, resume=False, shipped_log=True, timeout_s=20.0, cache="warm",
          confirm=True, op_name="", progress=None):
     """Tunes task with the C++ tuner (autotune::tune) and returns a TuneResult.
 
@@ -92,6 +92,8 @@ def tune(task, *, trials=64, policy="evolutionary", cost_model="xgb", db=None, t
     db: the log written into: a SQLite path or a postgresql:// URI; None = the user's log ($TETUNE_DB,
       else ~/.cache/tetune/tetune.db). shipped_log: also read tetune's shipped log (read-only).
     threads: kernel threads (default task.threads); part of the target records are stored under.
+    cache: what the caches hold when a timed run starts: "warm" (runs back to back), "cold" (inputs and
+      outputs flushed) or "model" (the task's constant inputs flushed); ValueError-like TetuneError otherwise.
     progress: called after each record with a dict (trials_done, trials_total, best_gflops, errors,
       elapsed_s, eta_s, record); an exception it raises stops tuning and propagates.
     Returns TuneResult: best (tetune.log.Record or None), best_gflops, curve (NumPy), measured, errors,
@@ -104,5 +106,5 @@ def tune(task, *, trials=64, policy="evolutionary", cost_model="xgb", db=None, t
     cost_model = _registered(cost_model, register_cost_model, CostModel, "cost_model")
     return _core_autotune.tune(task, trials=trials, policy=policy, cost_model=cost_model, space=space, db=db,
                                shipped_log=shipped_log, resume=resume, seed=seed, batch_size=batch_size,
-                               timeout_s=timeout_s, flush_cache=flush_cache, confirm=confirm, threads=threads,
+                               timeout_s=timeout_s, cache=cache, confirm=confirm, threads=threads,
                                op_name=op_name, progress=progress)

@@ -171,6 +171,7 @@ void build_group(const Graph &g, FusedGroup &group, const Target &target, int th
     auto it = param_value.find(t.node().get());
     if (it == param_value.end())
       throw Error("group " + group.name + ": kernel input '" + t.name() + "' is not a group input (internal error)");
+    if (g.values[it->second].is_const()) group.task.constant_inputs.push_back(static_cast<int>(group.input_values.size()));
     group.input_values.push_back(it->second);
   }
 }

@@ -7,6 +7,7 @@
 #include "autotune/measure/measure.h"
 #include "autotune/measure/record_store.h"
 #include "autotune/tuner.h"
+#include "base/errors.h"
 #include "schedule/schedule.h"
 
 namespace tetune {
@@ -57,13 +58,42 @@ TEST(Measure, FlushCacheTimingGivesCheckedCosts) {
   o.timeout_s = 3;
   o.min_repeat_ms = 1;
   o.repeat = 4;
-  o.flush_cache = true;
+  o.cache = CacheState::kCold;
   Measurer m(t, o);
   MeasureResult ok = m.measure({tiled(t), ""});
   EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
   EXPECT_EQ(ok.costs_ms.size(), 4u);
   for (double c : ok.costs_ms) EXPECT_GT(c, 0);
   EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
+}
+
+// Model-cache timing: the constant inputs evicted before each run (one cost per repeat, checked first);
+// an index beyond the inputs is ignored, not a crash.
+TEST(Measure, ModelCacheTimingGivesCheckedCosts) {
+  Task t = gemm_task(32);
+  t.constant_inputs = {1, 7};
+  MeasureOptions o;
+  o.timeout_s = 3;
+  o.min_repeat_ms = 1;
+  o.repeat = 3;
+  o.cache = CacheState::kModel;
+  Measurer m(t, o);
+  MeasureResult ok = m.measure({tiled(t), ""});
+  EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
+  EXPECT_EQ(ok.costs_ms.size(), 3u);
+  for (double c : ok.costs_ms) EXPECT_GT(c, 0);
+  EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
+}
+
+TEST(Measure, CacheStateNames) {
+  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel})
+    EXPECT_EQ(parse_cache_state(cache_state_name(c)), c);
+  try {
+    parse_cache_state("hot");
+    FAIL() << "an unknown name is an error";
+  } catch (const tetune::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("'hot'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
