@@ -51,38 +51,25 @@ TEST(Measure, NormalAndFaults) {
   EXPECT_TRUE(m.measure({tiled(t), ""}).ok());
 }
 
-// Cold-cache timing measures the same way (one cost per repeat, checked first).
-TEST(Measure, FlushCacheTimingGivesCheckedCosts) {
-  Task t = gemm_task(32);
-  MeasureOptions o;
-  o.timeout_s = 3;
-  o.min_repeat_ms = 1;
-  o.repeat = 4;
-  o.cache = CacheState::kCold;
-  Measurer m(t, o);
-  MeasureResult ok = m.measure({tiled(t), ""});
-  EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
-  EXPECT_EQ(ok.costs_ms.size(), 4u);
-  for (double c : ok.costs_ms) EXPECT_GT(c, 0);
-  EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
-}
-
-// Model-cache timing: the constant inputs evicted before each run (one cost per repeat, checked first);
-// an index beyond the inputs is ignored, not a crash.
-TEST(Measure, ModelCacheTimingGivesCheckedCosts) {
-  Task t = gemm_task(32);
-  t.constant_inputs = {1, 7};
-  MeasureOptions o;
-  o.timeout_s = 3;
-  o.min_repeat_ms = 1;
-  o.repeat = 3;
-  o.cache = CacheState::kModel;
-  Measurer m(t, o);
-  MeasureResult ok = m.measure({tiled(t), ""});
-  EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
-  EXPECT_EQ(ok.costs_ms.size(), 3u);
-  for (double c : ok.costs_ms) EXPECT_GT(c, 0);
-  EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
+// Cold- and model-cache timing measure the same way (one cost per repeat, checked first); in the
+// model state a constant-input index beyond the inputs is ignored, not a crash.
+TEST(Measure, EvictingCacheStatesGiveCheckedCosts) {
+  for (CacheState cache : {CacheState::kCold, CacheState::kModel}) {
+    SCOPED_TRACE(cache_state_name(cache));
+    Task t = gemm_task(32);
+    t.constant_inputs = {1, 7};
+    MeasureOptions o;
+    o.timeout_s = 3;
+    o.min_repeat_ms = 1;
+    o.repeat = 4;
+    o.cache = cache;
+    Measurer m(t, o);
+    MeasureResult ok = m.measure({tiled(t), ""});
+    EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
+    EXPECT_EQ(ok.costs_ms.size(), 4u);
+    for (double c : ok.costs_ms) EXPECT_GT(c, 0);
+    EXPECT_EQ(m.measure({tiled(t), "wrong"}).error, ErrorCode::kWrongAnswer);
+  }
 }
 
 TEST(Measure, CacheStateNames) {
