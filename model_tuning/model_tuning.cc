@@ -62,6 +62,30 @@ void on_sigint(int) {
 }
 }  // namespace
 
+double retime_estimate_as_in_model(const std::vector<ModelTask> &tasks, const ModelTuneResult &result,
+                                   const ModelTuneOptions &opt) {
+  if (measure_hooks().make_measurer) return -1;
+  MeasureOptions mo = opt.measure;
+  mo.cache = CacheState::kModel;
+  double sum = 0;
+  for (size_t i = 0; i < tasks.size() && i < result.tasks.size(); i++) {
+    const Task &t = tasks[i].task;
+    double ms = result.tasks[i].best_ms;
+    std::vector<tuning_log::MeasureRecord> best = task_records(opt, t, nullptr, opt.read_dbs).best(1);
+    if (!best.empty() && !t.constant_inputs.empty()) {
+      try {
+        Measurer m(t, mo);
+        MeasureResult r = m.measure({trace_from_json(best[0].schedule_json, t.outputs), ""});
+        if (r.ok()) ms = r.median_ms;
+      } catch (const Error &) {
+        // keeps the tuner's own time: the record was measured once, its replay here is what failed
+      }
+    }
+    if (std::isfinite(ms)) sum += t.weight * ms;
+  }
+  return sum;
+}
+
 const std::atomic<bool> *install_sigint_stop() {
   struct sigaction sa {};
   sa.sa_handler = on_sigint;

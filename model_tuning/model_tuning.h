@@ -128,6 +128,18 @@ struct ModelTuneResult {
 
 ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
 
+/**
+ * The model's estimate with each task's best record re-timed as inside a
+ * model: CacheState::kModel (the task's constants evicted before each run, as
+ * a model's weights arrive, last read one inference ago), sum over tasks of
+ * weight x median (ms). The records are the ones tune_model counted
+ * (options.db_path and read_dbs, this host's target with the task's threads);
+ * a task whose best record fails to replay or measure keeps result.tasks[i].best_ms.
+ * Returns -1 when a driver's measure hooks measure elsewhere (tetune-mpi).
+ */
+double retime_estimate_as_in_model(const std::vector<ModelTask> &tasks, const ModelTuneResult &result,
+                                   const ModelTuneOptions &options);
+
 /** Installs a SIGINT handler that sets the returned flag (a second SIGINT exits at once with status 130). */
 const std::atomic<bool> *install_sigint_stop();
 

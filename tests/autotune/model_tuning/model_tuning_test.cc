@@ -124,6 +124,16 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   EXPECT_GT(tuned_tasks, 0);
   EXPECT_GT(r.estimated_after_ms, 0);
 
+  // Re-timed as in a model: the tasks without weights keep their time, the others are measured again.
+  double weightless = 0, with_weights = 0;
+  for (size_t i = 0; i < tasks.size(); i++)
+    if (std::isfinite(r.tasks[i].best_ms))
+      (tasks[i].task.constant_inputs.empty() ? weightless : with_weights) += tasks[i].task.weight * r.tasks[i].best_ms;
+  ASSERT_GT(with_weights, 0) << "cls's convs read their weights as constants";
+  const double retimed = autotune::retime_estimate_as_in_model(tasks, r, o);
+  EXPECT_TRUE(std::isfinite(retimed));
+  EXPECT_GT(retimed, weightless) << "the tasks with weights add their re-timed medians";
+
   // Compile with the tuned schedules and compare with the default schedules.
   relay::ImportOptions io;
   io.input_shapes = shapes;
