@@ -50,13 +50,13 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
       ->check(CLI::IsMember({"blocked", "nchw"}));
 }
 
-CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, const std::string &preset) {
-  cache = preset;
+CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache) {
+  cache = "warm";
   return cmd
       ->add_option("--cache", cache,
                    "what the caches hold when a timed run starts: warm (runs back to back), cold (inputs and outputs "
                    "flushed, TVM's enable_cpu_cache_flush), model (the model's weights flushed, activations as their "
-                   "producer left them, as inside the model); default " + preset)
+                   "producer left them, as inside the model); default warm")
       ->check(CLI::IsMember({"warm", "cold", "model"}));
 }
 

@@ -43,9 +43,9 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout);
 
 /**
  * Adds --cache {warm, cold, model} (autotune::CacheState: what the caches hold
- * when a timed run starts), preset to `preset`.
+ * when a timed run starts), default warm.
  */
-CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, const std::string &preset);
+CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache);
 
 /** A number > 0 and finite ("--timeout: must be a positive number, got 0"). */
 const CLI::Validator &positive();

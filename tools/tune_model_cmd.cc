@@ -127,7 +127,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_flag("--no-transfer", a->no_transfer,
                 "do not warm-start a task with few records from its records on other targets or its operator's at "
                 "other shapes (autotune/transfer.h)");
-  add_cache_option(cmd, a->cache, "warm");
+  add_cache_option(cmd, a->cache);
   cmd->add_option("--model-runs", a->model_runs,
                   "at the end, compile the model with the records (as `compile` does) and time this many runs against the "
                   "estimate")

@@ -146,7 +146,7 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--seed", a->seed, "random seed");
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
   cmd->add_flag("--no-library", a->no_library, "skip the oneDNN comparison");
-  add_cache_option(cmd, a->cache, "warm");
+  add_cache_option(cmd, a->cache);
   cmd->add_option("--target", a->target, "host | cuda | a Halide target string (default host)");
   cmd->add_option("--remote-command", a->remote_command,
                   "measure elsewhere: /bin/sh command run per batch with {dir} (the batch directory) and {runner} "
