@@ -9,6 +9,7 @@
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/blocked_layout.h"
 #include "relay_import/passes/denormal_weights.h"
+#include "relay_import/passes/winograd.h"
 #include "relay_import/passes/channel_scale_folding.h"
 #include "relay_import/passes/constant_folding.h"
 #include "relay_import/passes/cse.h"
@@ -38,6 +39,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
     BlockedLayoutStats layout = convert_to_blocked_layout(g, channel_block(options.target));
     st.blocked_convs = layout.convs;
     st.layout_transforms = layout.transforms;
+    if (options.winograd) st.winograd_convs = convert_convs_to_winograd(g);
   }
   if (options.flush_subnormal_weights) st.flushed_subnormals = flush_subnormal_constants(g);
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
@@ -389,7 +391,8 @@ std::string CompiledModel::summary() const {
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
      << " batch norms folded, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
-  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c, " << s.layout_transforms << " layout transforms\n";
+  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(2x2, 3x3)), "
+     << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
   os << "weights: " << graph_.weight_bytes() << " bytes, " << s.flushed_subnormals << " subnormal elements flushed to zero\n";

@@ -55,6 +55,11 @@ struct CompileOptions {
    * false keeps every tensor NCHW.
    */
   bool blocked_layout = true;
+  /**
+   * With blocked_layout: 3x3 stride-1 convs by Winograd F(2x2, 3x3) (passes/winograd.h);
+   * false keeps the direct conv (its exact rounding and NaN / inf propagation).
+   */
+  bool winograd = true;
   /** Subnormal float constants become zeros (passes/denormal_weights.h); false keeps them. */
   bool flush_subnormal_weights = true;
   bool cse = true;
@@ -128,6 +133,7 @@ struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
+  int winograd_convs = 0;                        // passes/winograd.h
   int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;

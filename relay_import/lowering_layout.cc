@@ -13,11 +13,14 @@
 //   tetune.MaxPoolNCHWc, tetune.AveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, OH, OW, b]; the attributes of
 //                     ONNX MaxPool / AveragePool over 2 spatial axes (no auto_pad, no Indices output)
 //   tetune.GlobalAveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, 1, 1, b]
+//   tetune.WinogradInput, tetune.WinogradGemm, tetune.WinogradOutput: the three
+//                     stages of a Winograd conv (passes/winograd.h has their shapes)
 #include "relay_import/lowering_internal.h"
 #include "te/ops/common.h"
 #include "te/ops/conv.h"
 #include "te/ops/pool.h"
 #include "te/ops/reduce.h"
+#include "te/ops/winograd.h"
 
 namespace tetune {
 namespace relay {
@@ -25,10 +28,10 @@ namespace lowering {
 
 namespace {
 
-// y plus bias[K] along the channel of each (block, lane) of the blocked y.
-Tensor add_blocked_bias(LowerContext &c, const Tensor &y) {
-  if (!c.has(2)) return y;
-  Tensor bias = c.in_rank(2, 1, "bias");
+// y plus bias[K] (the node's input `input`, when given) along the channel of each (block, lane) of the blocked y.
+Tensor add_blocked_bias(LowerContext &c, const Tensor &y, int input = 2) {
+  if (!c.has(input)) return y;
+  Tensor bias = c.in_rank(input, 1, "bias");
   const int64_t b = y.shape()[4];
   if (bias.shape()[0] != y.shape()[1] * b)
     c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(y.shape()[1] * b) + " output channels");
@@ -114,6 +117,29 @@ LOWER(l_avg_pool_nchwc) {
                           c.node().attr_i("count_include_pad", 0) != 0, c.name())};
 }
 
+int tile_attr(LowerContext &c) {
+  const int64_t m = c.node().attr_i("m", 0);
+  if (m != 2 && m != 4) c.attr_fail("m = " + std::to_string(m) + " must be 2 or 4");
+  return static_cast<int>(m);
+}
+
+LOWER(l_winograd_input) {
+  return {ops::winograd_input_nchwc(c.in_rank(0, 5, "input"), tile_attr(c), c.ints_attr("pads", {0, 0, 0, 0}, 4, 0), c.name())};
+}
+
+LOWER(l_winograd_gemm) { return {ops::winograd_gemm_nchwc(c.in_rank(0, 4, "transformed input"), c.in_rank(1, 5, "transformed weight"), c.name())}; }
+
+LOWER(l_winograd_output) {
+  Tensor mt = c.in_rank(0, 4, "product");
+  const int m = tile_attr(c);
+  const std::vector<int64_t> hw = c.ints_attr("output_hw", {}, 2, 1);
+  const int64_t tiles = ((hw[0] + m - 1) / m) * ((hw[1] + m - 1) / m);
+  if (mt.shape()[2] % tiles)
+    c.shape_fail("product " + shape_str(mt.shape()) + " does not hold whole images of " + std::to_string(tiles) + " tiles");
+  Tensor y = ops::winograd_output_nchwc(mt, m, mt.shape()[2] / tiles, hw[0], hw[1], c.has(1) ? c.name() + ".conv" : c.name());
+  return {add_blocked_bias(c, y, 1)};
+}
+
 LOWER(l_global_avg_pool_nchwc) { return {ops::reduce_mean(c.in_rank(0, 5, "input"), {2, 3}, true, c.name())}; }
 
 }  // namespace
@@ -128,6 +154,9 @@ const OpTable &layout_ops() {
       {"tetune.MaxPoolNCHWc", {l_max_pool_nchwc, OpPattern::Reduce}},
       {"tetune.AveragePoolNCHWc", {l_avg_pool_nchwc, OpPattern::Reduce}},
       {"tetune.GlobalAveragePoolNCHWc", {l_global_avg_pool_nchwc, OpPattern::Reduce}},
+      {"tetune.WinogradInput", {l_winograd_input, OpPattern::Injective}},
+      {"tetune.WinogradGemm", {l_winograd_gemm, OpPattern::Anchor}},
+      {"tetune.WinogradOutput", {l_winograd_output, OpPattern::Anchor}},
   };
   return r;
 }

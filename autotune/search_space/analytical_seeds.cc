@@ -223,6 +223,13 @@ int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
   return n;
 }
 
+// A reduction over blocked input channels into blocked output channels,
+// reading a weight [.., b_in, b_out]: a blocked conv, the Winograd GEMM.
+bool blocked_channel_reduction(const StageInfo &st) {
+  const std::string &tag = st.tensor.node()->tag;
+  return tag == "conv2d_nchwc" || tag == "winograd_gemm_nchwc";
+}
+
 bool builds(const SearchSpace &space, const Candidate &c) {
   if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
   try {
@@ -288,6 +295,10 @@ std::vector<Candidate> SearchSpace::seeds() const {
   };
   for (int si = 0; si < num_sketches(); si++) {
     const Sketch &s = impl_->sketches[si];
+    // A DAG of simple stages only (data movement, a Winograd transform): the
+    // analytical choices alone, full-width vectors parallel over every outer loop.
+    if (std::none_of(s.plans.begin(), s.plans.end(), [](const ss::StagePlan &p) { return p.kind == ss::PlanKind::Tiled; }))
+      keep(filled(impl_->graph, s, si));
     for (const auto &plan : s.plans) {
       if (plan.kind != ss::PlanKind::Tiled) continue;
       const std::string &S = plan.stage;
@@ -362,7 +373,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // blocks 14, of the 32 AVX-512 registers, so that 2 FMA ports of
         // latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50 and
         // PP-OCR shapes, bench/RESULTS.md).
-        const bool blocked_conv = impl_->graph.stage(S).tensor.node()->tag == "conv2d_nchwc" && width == ss::kMaxVector;
+        const bool blocked_conv = blocked_channel_reduction(impl_->graph.stage(S)) && width == ss::kMaxVector;
         const int64_t lanes = blocked_conv ? 14 * ss::kMaxVector : 8 * ss::kMaxVector;
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
@@ -383,7 +394,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // 5 MB weight at 13 GB/s so.)
           ss::set_tile(c, *cols, {1, task_vectors, width});
           set_reduce_tiles(s, S, c, 1);
-        } else if (impl_->graph.stage(S).tensor.node()->tag == "conv2d_nchwc") {
+        } else if (blocked_channel_reduction(impl_->graph.stage(S))) {
           // A blocked conv reads its weight [.., R, S, b_in, b_out] in order when
           // the input-channel block (16) and the taps stay whole under each
           // outer channel block: kReduceUnroll's splits interleaved the blocks,

@@ -6,6 +6,7 @@
 #include "te/ops/conv.h"
 #include "te/ops/conv_nd.h"
 #include "te/ops/registry_families.h"
+#include "te/ops/winograd.h"
 
 namespace tetune {
 namespace ops {
@@ -69,6 +70,57 @@ std::vector<OpEntry> conv_entries() {
          int64_t st = opt(s, 9, 1), p = opt(s, 10, 0);
          Tensor x = input(take(s, 0, 5), "x"), w = input({s[5], s[1], s[6], s[7], s[8]}, "w");
          return OpWorkload{{x, w}, {conv_nd(x, w, Tensor(), {st, st, st}, {p, p, p, p, p, p}, {1, 1, 1}, 1, "conv3d")}};
+       }},
+      {"winograd_conv2d_nchwc", "N,C,H,W,K,cb,kb,m[,pad]",
+       "3x3 stride-1 blocked convolution by Winograd F(m x m, 3 x 3) (m = 2 or 4): input transform, batched GEMM "
+       "with the transformed weight u [(m+2)^2, K/kb, C/cb, cb, kb], output transform, one kernel (ONNX Conv, 3x3, stride 1)",
+       "1,8,10,10,16,4,8,2,1",
+       [](const Dims &s) {
+         const int64_t cb = s[5], kb = s[6], pad = opt(s, 8, 0);
+         const int m = static_cast<int>(s[7]);
+         if (cb < 1 || kb < 1 || s[1] % cb || s[4] % kb)
+           throw AttributeError("op 'winograd_conv2d_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " +
+                                std::to_string(kb) + " must divide C = " + std::to_string(s[1]) + " and K = " +
+                                std::to_string(s[4]));
+         const int64_t alpha = winograd_matrices(m).alpha;
+         Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
+         Tensor u = input({alpha * alpha, s[4] / kb, s[1] / cb, cb, kb}, "u");
+         Tensor v = winograd_input_nchwc(x, m, {pad, pad, pad, pad});
+         const int64_t OH = s[2] + 2 * pad - 2, OW = s[3] + 2 * pad - 2;
+         return OpWorkload{{x, u}, {winograd_output_nchwc(winograd_gemm_nchwc(v, u), m, s[0], OH, OW)}};
+       }},
+      {"winograd_input_nchwc", "N,C,H,W,cb,m[,pad]", "Winograd F(m x m, 3 x 3) input transform of a blocked tensor (stage 1 of 3 of an ONNX Conv)",
+       "1,8,10,10,4,4,1",
+       [](const Dims &s) {
+         const int64_t cb = s[4], pad = opt(s, 6, 0);
+         if (cb < 1 || s[1] % cb)
+           throw AttributeError("op 'winograd_input_nchwc': block cb = " + std::to_string(cb) + " must divide C = " +
+                                std::to_string(s[1]));
+         Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
+         return OpWorkload{{x}, {winograd_input_nchwc(x, static_cast<int>(s[5]), {pad, pad, pad, pad})}};
+       }},
+      {"winograd_gemm_nchwc", "E,C,P,K,cb,kb", "Winograd batched GEMM: E products of P x C by C x K in channel blocks (stage 2 of 3 of an ONNX Conv)",
+       "16,8,25,16,4,8",
+       [](const Dims &s) {
+         const int64_t cb = s[4], kb = s[5];
+         if (cb < 1 || kb < 1 || s[1] % cb || s[3] % kb)
+           throw AttributeError("op 'winograd_gemm_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " +
+                                std::to_string(kb) + " must divide C = " + std::to_string(s[1]) + " and K = " +
+                                std::to_string(s[3]));
+         Tensor v = input({s[0], s[1] / cb, s[2], cb}, "v"), u = input({s[0], s[3] / kb, s[1] / cb, cb, kb}, "u");
+         return OpWorkload{{v, u}, {winograd_gemm_nchwc(v, u)}};
+       }},
+      {"winograd_output_nchwc", "N,K,OH,OW,kb,m", "Winograd F(m x m, 3 x 3) output transform into a blocked tensor (stage 3 of 3 of an ONNX Conv)",
+       "1,16,10,10,8,4",
+       [](const Dims &s) {
+         const int64_t kb = s[4];
+         const int m = static_cast<int>(s[5]);
+         if (kb < 1 || s[1] % kb)
+           throw AttributeError("op 'winograd_output_nchwc': block kb = " + std::to_string(kb) + " must divide K = " +
+                                std::to_string(s[1]));
+         const int64_t alpha = winograd_matrices(m).alpha, P = s[0] * ((s[2] + m - 1) / m) * ((s[3] + m - 1) / m);
+         Tensor mt = input({alpha * alpha, s[1] / kb, P, kb}, "m");
+         return OpWorkload{{mt}, {winograd_output_nchwc(mt, m, s[0], s[2], s[3])}};
        }},
   };
 }

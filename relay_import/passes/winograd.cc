@@ -1,0 +1,78 @@
+#include "relay_import/passes/winograd.h"
+
+#include <algorithm>
+
+#include "te/ops/winograd.h"
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+constexpr int kTile = 2;  // F(2x2, 3x3)
+
+int new_value(Graph &g, const std::string &name, const Shape &shape) { return g.add_value(name, shape, float32(), true); }
+
+bool convert(Graph &g, int id) {
+  const Node n = g.nodes[id];
+  if (n.op != "tetune.ConvNCHWc" || n.inputs.size() < 2 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  if (n.attr_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1}) return false;
+  const std::vector<int64_t> pads = n.attr_ints("pads", {0, 0, 0, 0});
+  // Copies: adding values below moves g.values.
+  const Value x = g.values[n.inputs[0]], w = g.values[n.inputs[1]], y = g.values[n.outputs[0]];
+  if (!w.is_const() || w.dtype != float32() || w.shape.size() != 6 || w.shape[2] != 3 || w.shape[3] != 3) return false;
+  if (!x.shape_known || x.shape.size() != 5 || !y.shape_known || y.shape.size() != 5 || pads.size() != 4) return false;
+  const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
+  if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < kTile || OW < kTile) return false;
+  const int64_t alpha = kTile + 2, P = N * ((OH + kTile - 1) / kTile) * ((OW + kTile - 1) / kTile);
+
+  Shape us;
+  const std::vector<float> wv(w.data->data<float>(), w.data->data<float>() + w.data->size());
+  const std::vector<float> u = ops::winograd_weight(wv, w.shape, kTile, &us);
+  NDArray ua(us, float32());
+  std::copy(u.begin(), u.end(), ua.data<float>());
+  const int uv = g.add_const(w.name + ".winograd" + std::to_string(kTile), ua);
+
+  const std::string base = y.name + ".winograd";
+  const int v = new_value(g, base + "_input", {alpha * alpha, x.shape[1], P, x.shape[4]});
+  const int m = new_value(g, base + "_product", {alpha * alpha, y.shape[1], P, y.shape[4]});
+  Node in;
+  in.op = "tetune.WinogradInput";
+  in.name = n.name + ".winograd_input";
+  in.attrs["m"] = Attr::of_int(kTile);
+  in.attrs["pads"] = Attr::of_ints(pads);
+  in.inputs = {n.inputs[0]};
+  in.outputs = {v};
+  Node gemm;
+  gemm.op = "tetune.WinogradGemm";
+  gemm.name = n.name + ".winograd_gemm";
+  gemm.inputs = {v, uv};
+  gemm.outputs = {m};
+  Node out;
+  out.op = "tetune.WinogradOutput";
+  out.name = n.name;
+  out.attrs["m"] = Attr::of_int(kTile);
+  out.attrs["output_hw"] = Attr::of_ints({OH, OW});
+  out.inputs = {m};
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0) out.inputs.push_back(n.inputs[2]);
+  out.outputs = n.outputs;
+  g.nodes[id].dead = true;
+  g.add_node(in);
+  g.add_node(gemm);
+  g.add_node(out);
+  return true;
+}
+
+}  // namespace
+
+int convert_convs_to_winograd(Graph &g) {
+  int converted = 0;
+  const size_t before = g.nodes.size();  // the nodes added on the way are not convs
+  for (size_t id = 0; id < before; id++)
+    if (!g.nodes[id].dead && convert(g, static_cast<int>(id))) converted++;
+  if (converted) g.compact();
+  return converted;
+}
+
+}  // namespace relay
+}  // namespace tetune

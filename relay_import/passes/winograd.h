@@ -1,0 +1,36 @@
+// Winograd F(2x2, 3x3) for blocked 3x3 convolutions (Lavin and Gray, CVPR
+// 2016; te/ops/winograd.h for the algorithm and its rounding).
+//
+// Each tetune.ConvNCHWc (passes/blocked_layout.h) with a constant 3x3 weight,
+// stride 1, at least kMinWinogradChannels input and output channels and an
+// output plane of at least 2x2 becomes three nodes, each its own kernel:
+//   tetune.WinogradInput   x [N, C/ib, H, W, ib]; attributes m, pads (4)
+//                          -> V [(m+2)^2, C/ib, N*TH*TW, ib]
+//   tetune.WinogradGemm    V, U [(m+2)^2, K/ob, C/ib, ib, ob] (a constant: the
+//                          weight transformed here) -> M [(m+2)^2, K/ob, N*TH*TW, ob]
+//   tetune.WinogradOutput  M, optional bias [K]; attributes m, output_hw (OH, OW)
+//                          -> y [N, K/ob, OH, OW, ob]
+// with TH = ceil(OH/m), TW = ceil(OW/m). The output keeps the conv's value,
+// so its epilogue (bias, activation, residual add) fuses into the output
+// transform's kernel. The lowering is relay_import/lowering_winograd.cc.
+//
+// Why F(2x2) and this threshold: alone on one Zen 4 core, ResNet-50's 3x3
+// convs ran 0.53-0.85x the direct blocked conv's time as F(2x2), and F(4x4)
+// was no faster (its transforms cost more) while rounding 10x more; the GEMM
+// does K multiply-adds per transformed element, the transforms a few, so
+// narrow convs gain little (bench/RESULTS.md, 2026-11-26 third session).
+#pragma once
+
+#include "relay_import/graph.h"
+
+namespace tetune {
+namespace relay {
+
+/** Fewer input or output channels than this keep the direct conv. */
+constexpr int64_t kMinWinogradChannels = 32;
+
+/** Rewrites g's eligible convs (above) to F(2x2, 3x3) and compacts g; returns how many. */
+int convert_convs_to_winograd(Graph &g);
+
+}  // namespace relay
+}  // namespace tetune
