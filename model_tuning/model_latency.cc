@@ -34,13 +34,13 @@ struct ScratchDir {
 }  // namespace
 
 ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
-                                   const relay::TunedLogs &logs, int runs, bool blocked_layout) {
+                                   const relay::TunedLogs &logs, int runs, const std::string &layout) {
   if (runs < 1) throw Error("measure_model_latency: runs must be >= 1, got " + std::to_string(runs));
   relay::ImportOptions io;
   io.input_shapes = input_shapes;
   relay::ExportOptions eo;
   eo.compile.threads = threads;
-  eo.compile.blocked_layout = blocked_layout;
+  relay::set_layout(eo.compile, layout);
   eo.model_path = onnx_path;
   relay::TunedLookupStats stats;
   relay::TunedLookupOptions lookup;

@@ -33,12 +33,12 @@ struct ModelLatency {
  * with the best records of `logs` for `threads` threads into a scratch
  * directory of its own (removed afterwards), loads it in the runtime a
  * deployment uses (runtime/model.h) and times `runs` runs on seeded inputs
- * (uniform [-1, 1] floats, zero integers); blocked_layout as
- * relay::CompileOptions::blocked_layout. Raises what import, export and
+ * (uniform [-1, 1] floats, zero integers); layout as
+ * relay::set_layout. Raises what import, export and
  * load raise (ImportError naming the model, a compiler failure, ...).
  */
 ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
-                                   const relay::TunedLogs &logs, int runs, bool blocked_layout = true);
+                                   const relay::TunedLogs &logs, int runs, const std::string &layout = "blocked");
 
 }  // namespace autotune
 }  // namespace tetune

@@ -119,12 +119,12 @@ std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m) {
 }
 
 std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
-                                           int threads, int *kernel_groups, bool blocked_layout) {
+                                           int threads, int *kernel_groups, const std::string &layout) {
   relay::ImportOptions io;
   io.input_shapes = input_shapes;
   relay::CompileOptions co;
   co.threads = std::max(1, threads);
-  co.blocked_layout = blocked_layout;
+  relay::set_layout(co, layout);
   relay::CompiledModel m = relay::compile_groups_only(relay::import_onnx(onnx_path, io), co);
   if (kernel_groups) *kernel_groups = m.stats().kernel_groups;
   return extract_model_tasks(m);

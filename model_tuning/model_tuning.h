@@ -62,10 +62,10 @@ struct ModelTask {
 std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m);
 /**
  * Imports an ONNX model and extracts its tasks (compile_groups_only; tasks carry `threads`);
- * blocked_layout as relay::CompileOptions::blocked_layout (the tasks `compile` builds with the same choice).
+ * layout as relay::set_layout (the tasks `compile` builds with the same choice).
  */
 std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
-                                           int threads, int *kernel_groups = nullptr, bool blocked_layout = true);
+                                           int threads, int *kernel_groups = nullptr, const std::string &layout = "blocked");
 
 struct ModelTuneProgress {
   int task = -1;                // index of the task being tuned

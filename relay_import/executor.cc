@@ -26,6 +26,18 @@ double now_s() {
 }
 }  // namespace
 
+const std::vector<std::string> &layout_names() {
+  static const std::vector<std::string> names = {"blocked", "blocked-direct", "nchw"};
+  return names;
+}
+
+void set_layout(CompileOptions &co, const std::string &layout) {
+  if (std::find(layout_names().begin(), layout_names().end(), layout) == layout_names().end())
+    throw UsageError("layout '" + layout + "' is not one of blocked, blocked-direct, nchw");
+  co.blocked_layout = layout != "nchw";
+  co.winograd = layout == "blocked";
+}
+
 void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *stats) {
   CompileStats local;
   CompileStats &st = stats ? *stats : local;

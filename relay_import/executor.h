@@ -71,6 +71,15 @@ struct CompileOptions {
 };
 
 /**
+ * The graph layouts a user picks (`--layout`, Python layout=), in this order:
+ * "blocked" (the default: NCHW[b]c, 3x3 stride-1 convs by Winograd), "blocked-direct"
+ * (NCHW[b]c, every conv direct: the direct conv's exact rounding), "nchw" (the model's own layout).
+ */
+const std::vector<std::string> &layout_names();
+/** Sets co.blocked_layout and co.winograd for a layout name; UsageError naming it when it is none of layout_names(). */
+void set_layout(CompileOptions &co, const std::string &layout);
+
+/**
  * The default hook: the bare Schedule(task.outputs) (source Analytical) with
  * plain_default_schedule, else autotune::default_schedule(task, options.untuned).
  */

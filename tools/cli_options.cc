@@ -7,6 +7,7 @@
 
 #include "codegen/gpu_runtime.h"
 #include "codegen/kernel.h"
+#include "relay_import/executor.h"
 #include "runtime/spin_pool.h"
 #include "base/errors.h"
 
@@ -45,9 +46,10 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
   layout = "blocked";
   return cmd
       ->add_option("--layout", layout,
-                   "blocked (default): convolution chains in NCHW[b]c, b = the fp32 lanes of a vector (16 with AVX-512); "
-                   "nchw: every tensor in the model's layout")
-      ->check(CLI::IsMember({"blocked", "nchw"}));
+                   "blocked (default): convolution chains in NCHW[b]c, b = the fp32 lanes of a vector (16 with AVX-512), "
+                   "3x3 stride-1 convs by Winograd F(2x2, 3x3); blocked-direct: the same with every conv direct (its "
+                   "exact rounding); nchw: every tensor in the model's layout")
+      ->check(CLI::IsMember(relay::layout_names()));
 }
 
 CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache) {

@@ -76,7 +76,7 @@ void add_compile_commands(CLI::App &app) {
     eo.compile.target = Target{o->target};
     eo.compile.threads = o->threads;
     eo.compile.plain_default_schedule = o->plain;
-    eo.compile.blocked_layout = o->layout == "blocked";
+    relay::set_layout(eo.compile, o->layout);
     std::unique_ptr<cost_model::CostModel> model;
     eo.compile.untuned = untuned_options(o->cost_model, &model);
     eo.model_path = o->model;

@@ -55,7 +55,7 @@ void add_graph_command(CLI::App &app) {
     double t1 = now_s();
     relay::CompileOptions co;
     co.fusion.fuse = !o->no_fuse;
-    co.blocked_layout = o->layout == "blocked";
+    relay::set_layout(co, o->layout);
     relay::CompiledModel m = relay::compile_groups_only(std::move(g), co);
     std::printf("%s", m.summary().c_str());
     std::printf("import %.2f s, passes + fusion %.2f s\n", t1 - t0, m.stats().passes_s);
@@ -106,7 +106,7 @@ void add_run_model_command(CLI::App &app) {
     double t0 = now_s();
     relay::CompileOptions co;
     co.plain_default_schedule = o->plain;
-    co.blocked_layout = o->layout == "blocked";
+    relay::set_layout(co, o->layout);
     std::unique_ptr<cost_model::CostModel> model;
     co.untuned = untuned_options(o->cost_model, &model);
     relay::CompiledModel m = relay::compile_model(relay::import_onnx(o->model, io), co);

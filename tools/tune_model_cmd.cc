@@ -143,8 +143,7 @@ void add_tune_model_command(CLI::App &app) {
     for (const auto &s : a->shapes)
       for (auto &kv : relay::parse_input_shapes(s)) shapes[kv.first] = kv.second;
     int kernel_groups = 0;
-    const bool blocked = a->layout == "blocked";
-    auto tasks = autotune::extract_model_tasks(a->model, shapes, a->threads, &kernel_groups, blocked);
+    auto tasks = autotune::extract_model_tasks(a->model, shapes, a->threads, &kernel_groups, a->layout);
     o.batch = a->batch;
     o.policy = a->policy;
     o.cost_model = a->cost_model;
@@ -218,7 +217,7 @@ void add_tune_model_command(CLI::App &app) {
     // The estimate sums tasks timed alone; the model's own run says what the records give.
     std::fprintf(stderr, "compiling the model with the records to time it (--no-model-run skips this)\n");
     autotune::ModelLatency lat = autotune::measure_model_latency(
-        a->model, shapes, a->threads, relay::TunedLogs{a->db, !a->no_shipped, ""}, a->model_runs, blocked);
+        a->model, shapes, a->threads, relay::TunedLogs{a->db, !a->no_shipped, ""}, a->model_runs, a->layout);
     // Warm timing ranks candidates; the estimate re-times the bests with their weights flushed, as the model runs them.
     double est = r.estimated_after_ms;
     std::string how;

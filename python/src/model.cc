@@ -42,10 +42,11 @@ py::dict progress_dict(const autotune::ModelTuneProgress &p, const std::vector<a
                   "errors"_a = p.errors, "elapsed_s"_a = p.elapsed_s, "time_left_s"_a = p.time_left_s);
 }
 
-// layout= of tune_model / compile_model: "blocked" or "nchw" (relay::CompileOptions::blocked_layout).
-bool blocked_layout(const std::string &layout) {
-  if (layout != "blocked" && layout != "nchw") throw py::value_error("layout must be 'blocked' or 'nchw', got '" + layout + "'");
-  return layout == "blocked";
+// layout= of tune_model / compile_model: one of relay::layout_names() (ValueError otherwise).
+void check_layout(const std::string &layout) {
+  const auto &names = relay::layout_names();
+  if (std::find(names.begin(), names.end(), layout) == names.end())
+    throw py::value_error("layout must be 'blocked', 'blocked-direct' or 'nchw', got '" + layout + "'");
 }
 
 autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Shapes &shapes, int trials,
@@ -59,7 +60,7 @@ autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Sha
     throw py::value_error("tune_model: give trials=N or time_budget_s=T (or both)");
   if (batch < 1) throw py::value_error("batch must be >= 1, got " + std::to_string(batch));
   const int threads = threads_or_default(threads_arg);
-  const bool blocked = blocked_layout(layout);
+  check_layout(layout);
   autotune::ModelTuneOptions o;
   o.total_trials = trials;
   o.time_budget_s = time_budget_s;
@@ -93,7 +94,7 @@ autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Sha
   autotune::ModelTuneResult r;
   {
     py::gil_scoped_release unlocked;
-    tasks = autotune::extract_model_tasks(onnx_path, shapes, threads, nullptr, blocked);
+    tasks = autotune::extract_model_tasks(onnx_path, shapes, threads, nullptr, layout);
     claim_threads(threads, "tune_model()");
     r = autotune::tune_model(tasks, o);
   }
@@ -111,7 +112,8 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
   relay::ExportOptions eo;
   eo.compile.target = Target{target};
   eo.compile.threads = threads_or_default(threads);
-  eo.compile.blocked_layout = blocked_layout(layout);
+  check_layout(layout);
+  relay::set_layout(eo.compile, layout);
   std::unique_ptr<cost_model::CostModel> model;
   eo.compile.untuned = cli::untuned_options(cost_model, &model);
   eo.model_path = onnx_path;

@@ -45,7 +45,8 @@ def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=
     policy: a registered name (tetune.autotune.policy_names(), Python policies included).
     progress: called with a dict between records; Ctrl-C or an exception it raises stops tuning after
     the measurement in flight (committed) and propagates.
-    layout: 'blocked' (convolution chains in NCHW[16]c) or 'nchw'; compile with the same one.
+    layout: 'blocked' (convolution chains in NCHW[16]c, 3x3 convs by Winograd F(2x2, 3x3)),
+        'blocked-direct' (the same, every conv direct) or 'nchw'; compile with the same one.
     """
     from . import autotune  # a Python policy class is registered by name as tune() does
     policy = autotune._registered(policy, autotune.register_policy, autotune.SearchPolicy, "policy")
@@ -67,7 +68,7 @@ def compile_model(onnx_path, out_dir, *, input_shapes=None, db=None, threads=Non
     were tuned with (default: this machine's cores, as tune_model's). cost_model: '' (analytical
     default), 'shipped' or a saved model's path, for tasks without a record. Writes only its own files
     into out_dir (libmodel.so, graph.bin, weights.bin, manifest.json). layout: 'blocked' (convolution
-    chains in NCHW[16]c, the default) or 'nchw', as the log was tuned with.
+    chains in NCHW[16]c, the default), 'blocked-direct' or 'nchw', as the log was tuned with.
     """
     return _core_model.compile_model(str(onnx_path), str(out_dir), input_shapes=_shapes(input_shapes), db=db,
                                      threads=threads, target=target, tuned=tuned, shipped_log=shipped_log,
