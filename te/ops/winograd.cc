@@ -24,17 +24,22 @@ Rows rows(const double (&a)[R][C]) {
   return r;
 }
 
-WinogradMatrices make_f2() {
-  static const double bt[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-  static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static const double at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+template <size_t A, size_t M>
+WinogradMatrices assemble(const double (&bt)[A][A], const double (&g)[A][3], const double (&at)[M][A]) {
   WinogradMatrices w;
-  w.m = 2;
-  w.alpha = 4;
+  w.m = static_cast<int>(M);
+  w.alpha = static_cast<int>(A);
   w.BT = rows(bt);
   w.G = rows(g);
   w.AT = rows(at);
   return w;
+}
+
+WinogradMatrices make_f2() {
+  static const double bt[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  return assemble(bt, g, at);
 }
 
 WinogradMatrices make_f4() {
@@ -43,13 +48,7 @@ WinogradMatrices make_f4() {
   static const double g[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
                                  {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
   static const double at[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-  WinogradMatrices w;
-  w.m = 4;
-  w.alpha = 6;
-  w.BT = rows(bt);
-  w.G = rows(g);
-  w.AT = rows(at);
-  return w;
+  return assemble(bt, g, at);
 }
 
 // A transform matrix's rows as lists of their non-zero entries, padded with

@@ -25,7 +25,7 @@
 namespace tetune {
 namespace ops {
 
-/** The matrices of F(m x m, 3 x 3), points 0, +-1, +-2 and infinity (Lavin and Gray, section 5). */
+/** The matrices of F(m x m, 3 x 3) at the points 0, +-1 (and +-2 for m = 4) and infinity (Lavin and Gray, section 5). */
 struct WinogradMatrices {
   int m = 0, alpha = 0;                  // output tile m x m, input tile alpha x alpha (alpha = m + 2)
   std::vector<std::vector<double>> BT;   // alpha x alpha: input transform

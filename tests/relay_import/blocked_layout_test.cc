@@ -19,12 +19,6 @@ using namespace tetune::testing;
 
 namespace {
 
-std::vector<float> wave(size_t n, float f, float scale = 0.3f) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; i++) v[i] = scale * std::sin(f * static_cast<float>(i) + 0.5f);
-  return v;
-}
-
 void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64_t cin, int64_t cout, int64_t k,
           int64_t stride, int64_t group) {
   add_initializer(g, y + ".w", {cout, cin / group, k, k}, wave(static_cast<size_t>(cout * cin / group * k * k), 0.37f));

@@ -1,10 +1,11 @@
 // Building small ONNX models in the relay_import tests (onnx-ml.pb.h from
 // libonnx-dev): a typed graph input / output, a node, integer attributes, a
-// float initializer.
+// float initializer and deterministic values to fill one.
 #pragma once
 
 #include <onnx/onnx-ml.pb.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,6 +57,13 @@ inline void add_initializer(onnx::GraphProto *g, const std::string &name, const 
   t->set_data_type(onnx::TensorProto::FLOAT);
   for (auto d : dims) t->add_dims(d);
   for (float x : v) t->add_float_data(x);
+}
+
+/** n deterministic weights in [-scale, scale]: scale * sin(f * i + 0.5). */
+inline std::vector<float> wave(size_t n, float f, float scale = 0.3f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; i++) v[i] = scale * std::sin(f * static_cast<float>(i) + 0.5f);
+  return v;
 }
 
 }  // namespace testing

@@ -18,12 +18,6 @@ using namespace tetune::testing;
 
 namespace {
 
-std::vector<float> wave(size_t n, float f, float scale = 0.3f) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; i++) v[i] = scale * std::sin(f * static_cast<float>(i) + 0.5f);
-  return v;
-}
-
 void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64_t cin, int64_t cout, int64_t pad,
           int64_t stride) {
   add_initializer(g, y + ".w", {cout, cin, 3, 3}, wave(static_cast<size_t>(cout * cin * 9), 0.37f, 0.1f));
