@@ -127,7 +127,10 @@ LOWER(l_winograd_input) {
   return {ops::winograd_input_nchwc(c.in_rank(0, 5, "input"), tile_attr(c), c.ints_attr("pads", {0, 0, 0, 0}, 4, 0), c.name())};
 }
 
-LOWER(l_winograd_gemm) { return {ops::winograd_gemm_nchwc(c.in_rank(0, 4, "transformed input"), c.in_rank(1, 5, "transformed weight"), c.name())}; }
+LOWER(l_winograd_gemm) {
+  Tensor v = c.in_rank(0, 4, "transformed input"), u = c.in_rank(1, 5, "transformed weight");
+  return {ops::winograd_gemm_nchwc(v, u, c.name())};
+}
 
 LOWER(l_winograd_output) {
   Tensor mt = c.in_rank(0, 4, "product");

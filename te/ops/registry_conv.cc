@@ -89,7 +89,8 @@ std::vector<OpEntry> conv_entries() {
          const int64_t OH = s[2] + 2 * pad - 2, OW = s[3] + 2 * pad - 2;
          return OpWorkload{{x, u}, {winograd_output_nchwc(winograd_gemm_nchwc(v, u), m, s[0], OH, OW)}};
        }},
-      {"winograd_input_nchwc", "N,C,H,W,cb,m[,pad]", "Winograd F(m x m, 3 x 3) input transform of a blocked tensor (stage 1 of 3 of an ONNX Conv)",
+      {"winograd_input_nchwc", "N,C,H,W,cb,m[,pad]",
+       "Winograd F(m x m, 3 x 3) input transform of a blocked tensor (stage 1 of 3 of an ONNX Conv)",
        "1,8,10,10,4,4,1",
        [](const Dims &s) {
          const int64_t cb = s[4], pad = opt(s, 6, 0);
@@ -99,7 +100,8 @@ std::vector<OpEntry> conv_entries() {
          Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
          return OpWorkload{{x}, {winograd_input_nchwc(x, static_cast<int>(s[5]), {pad, pad, pad, pad})}};
        }},
-      {"winograd_gemm_nchwc", "E,C,P,K,cb,kb", "Winograd batched GEMM: E products of P x C by C x K in channel blocks (stage 2 of 3 of an ONNX Conv)",
+      {"winograd_gemm_nchwc", "E,C,P,K,cb,kb",
+       "Winograd batched GEMM: E products of P x C by C x K in channel blocks (stage 2 of 3 of an ONNX Conv)",
        "16,8,25,16,4,8",
        [](const Dims &s) {
          const int64_t cb = s[4], kb = s[5];
@@ -110,7 +112,8 @@ std::vector<OpEntry> conv_entries() {
          Tensor v = input({s[0], s[1] / cb, s[2], cb}, "v"), u = input({s[0], s[3] / kb, s[1] / cb, cb, kb}, "u");
          return OpWorkload{{v, u}, {winograd_gemm_nchwc(v, u)}};
        }},
-      {"winograd_output_nchwc", "N,K,OH,OW,kb,m", "Winograd F(m x m, 3 x 3) output transform into a blocked tensor (stage 3 of 3 of an ONNX Conv)",
+      {"winograd_output_nchwc", "N,K,OH,OW,kb,m",
+       "Winograd F(m x m, 3 x 3) output transform into a blocked tensor (stage 3 of 3 of an ONNX Conv)",
        "1,16,10,10,8,4",
        [](const Dims &s) {
          const int64_t kb = s[4];

@@ -28,7 +28,8 @@ void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64
 }
 
 // X [1, 32, 9, 7]: a = Relu(Conv3x3 pad 1 (X, 32 -> 48)); Y = Conv3x3 pad 0 (a, 48 -> 32);
-// S = Conv3x3 stride 2 (a, 48 -> 32); T = Conv3x3 pad 1 (a, 48 -> 16). Winograd: a and Y (odd planes: tail tiles); direct: S (stride), T (16 channels).
+// S = Conv3x3 stride 2 (a, 48 -> 32); T = Conv3x3 pad 1 (a, 48 -> 16).
+// Winograd: a and Y (odd planes: tail tiles); direct: S (stride), T (16 channels).
 std::string model() {
   onnx::ModelProto m;
   m.set_ir_version(8);
