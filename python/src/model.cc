@@ -3,7 +3,6 @@
 // tuned-schedule lookup, the code path of `tetune compile`) and the
 // compiler-free runtime (runtime/model.h) running an export on NumPy arrays.
 // Submodule _core.model.
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -42,13 +41,6 @@ py::dict progress_dict(const autotune::ModelTuneProgress &p, const std::vector<a
                   "errors"_a = p.errors, "elapsed_s"_a = p.elapsed_s, "time_left_s"_a = p.time_left_s);
 }
 
-// layout= of tune_model / compile_model: one of relay::layout_names() (ValueError otherwise).
-void check_layout(const std::string &layout) {
-  const auto &names = relay::layout_names();
-  if (std::find(names.begin(), names.end(), layout) == names.end())
-    throw py::value_error("layout must be 'blocked', 'blocked-direct' or 'nchw', got '" + layout + "'");
-}
-
 autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Shapes &shapes, int trials,
                                          double time_budget_s, const std::optional<std::string> &db,
                                          const std::optional<int> &threads_arg, const std::string &policy,
@@ -60,7 +52,6 @@ autotune::ModelTuneResult run_tune_model(const std::string &onnx_path, const Sha
     throw py::value_error("tune_model: give trials=N or time_budget_s=T (or both)");
   if (batch < 1) throw py::value_error("batch must be >= 1, got " + std::to_string(batch));
   const int threads = threads_or_default(threads_arg);
-  check_layout(layout);
   autotune::ModelTuneOptions o;
   o.total_trials = trials;
   o.time_budget_s = time_budget_s;
@@ -112,8 +103,7 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
   relay::ExportOptions eo;
   eo.compile.target = Target{target};
   eo.compile.threads = threads_or_default(threads);
-  check_layout(layout);
-  relay::set_layout(eo.compile, layout);
+  relay::set_layout(eo.compile, layout);  // UsageError (tetune.UsageError, a ValueError) for an unknown name
   std::unique_ptr<cost_model::CostModel> model;
   eo.compile.untuned = cli::untuned_options(cost_model, &model);
   eo.model_path = onnx_path;

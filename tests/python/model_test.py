@@ -97,6 +97,12 @@ def test_compile_without_a_log_and_errors(small_cnn, tmp_path):
         model.compile_model(bad, tmp_path / "o4", tuned=False)
     with pytest.raises(ValueError, match="give trials=N or time_budget_s=T"):
         model.tune_model(path)
+    for call in (lambda: model.tune_model(path, trials=1, layout="nchw16c"),
+                 lambda: model.compile_model(path, tmp_path / "o5", tuned=False, layout="nchw16c")):
+        with pytest.raises(tetune.UsageError, match="layout 'nchw16c'") as e:
+            call()
+        assert isinstance(e.value, ValueError)
+    assert not (tmp_path / "o5").exists()
     with pytest.raises(tetune.ExportCheckError):
         (tmp_path / "untuned" / "weights.bin").write_bytes(b"changed")
         model.load(tmp_path / "untuned")
