@@ -28,6 +28,13 @@ OpWorkload conv_op(const Dims &s, const char *op, int64_t groups, size_t at, int
   return {{x, w, b}, {conv2d(x, w, b, {stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, groups, "conv2d")}};
 }
 
+// AttributeError unless channel block `block` (>= 1) divides the channel count C (or K) of op.
+void check_block(const char *op, const char *block, int64_t b, const char *channels, int64_t extent) {
+  if (b < 1 || extent % b)
+    throw AttributeError("op '" + std::string(op) + "': block " + block + " = " + std::to_string(b) + " must divide " +
+                         channels + " = " + std::to_string(extent));
+}
+
 }  // namespace
 
 std::vector<OpEntry> conv_entries() {
@@ -50,9 +57,8 @@ std::vector<OpEntry> conv_entries() {
        "1,8,10,10,16,3,3,4,8,1,1",
        [](const Dims &s) {
          int64_t stride = opt(s, 9, 1), pad = opt(s, 10, 0), cb = s[7], kb = s[8];
-         if (cb < 1 || kb < 1 || s[1] % cb || s[4] % kb)
-           throw AttributeError("op 'conv2d_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " + std::to_string(kb) +
-                                " must divide C = " + std::to_string(s[1]) + " and K = " + std::to_string(s[4]));
+         check_block("conv2d_nchwc", "cb", cb, "C", s[1]);
+         check_block("conv2d_nchwc", "kb", kb, "K", s[4]);
          Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
          Tensor w = input({s[4] / kb, s[1] / cb, s[5], s[6], cb, kb}, "w");
          return OpWorkload{{x, w}, {conv2d_nchwc(x, w, {stride, stride}, {pad, pad, pad, pad})}};
@@ -78,10 +84,8 @@ std::vector<OpEntry> conv_entries() {
        [](const Dims &s) {
          const int64_t cb = s[5], kb = s[6], pad = opt(s, 8, 0);
          const int m = static_cast<int>(s[7]);
-         if (cb < 1 || kb < 1 || s[1] % cb || s[4] % kb)
-           throw AttributeError("op 'winograd_conv2d_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " +
-                                std::to_string(kb) + " must divide C = " + std::to_string(s[1]) + " and K = " +
-                                std::to_string(s[4]));
+         check_block("winograd_conv2d_nchwc", "cb", cb, "C", s[1]);
+         check_block("winograd_conv2d_nchwc", "kb", kb, "K", s[4]);
          const int64_t alpha = winograd_matrices(m).alpha;
          Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
          Tensor u = input({alpha * alpha, s[4] / kb, s[1] / cb, cb, kb}, "u");
@@ -94,9 +98,7 @@ std::vector<OpEntry> conv_entries() {
        "1,8,10,10,4,4,1",
        [](const Dims &s) {
          const int64_t cb = s[4], pad = opt(s, 6, 0);
-         if (cb < 1 || s[1] % cb)
-           throw AttributeError("op 'winograd_input_nchwc': block cb = " + std::to_string(cb) + " must divide C = " +
-                                std::to_string(s[1]));
+         check_block("winograd_input_nchwc", "cb", cb, "C", s[1]);
          Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
          return OpWorkload{{x}, {winograd_input_nchwc(x, static_cast<int>(s[5]), {pad, pad, pad, pad})}};
        }},
@@ -105,10 +107,8 @@ std::vector<OpEntry> conv_entries() {
        "16,8,25,16,4,8",
        [](const Dims &s) {
          const int64_t cb = s[4], kb = s[5];
-         if (cb < 1 || kb < 1 || s[1] % cb || s[3] % kb)
-           throw AttributeError("op 'winograd_gemm_nchwc': blocks cb = " + std::to_string(cb) + ", kb = " +
-                                std::to_string(kb) + " must divide C = " + std::to_string(s[1]) + " and K = " +
-                                std::to_string(s[3]));
+         check_block("winograd_gemm_nchwc", "cb", cb, "C", s[1]);
+         check_block("winograd_gemm_nchwc", "kb", kb, "K", s[3]);
          Tensor v = input({s[0], s[1] / cb, s[2], cb}, "v"), u = input({s[0], s[3] / kb, s[1] / cb, cb, kb}, "u");
          return OpWorkload{{v, u}, {winograd_gemm_nchwc(v, u)}};
        }},
@@ -118,9 +118,7 @@ std::vector<OpEntry> conv_entries() {
        [](const Dims &s) {
          const int64_t kb = s[4];
          const int m = static_cast<int>(s[5]);
-         if (kb < 1 || s[1] % kb)
-           throw AttributeError("op 'winograd_output_nchwc': block kb = " + std::to_string(kb) + " must divide K = " +
-                                std::to_string(s[1]));
+         check_block("winograd_output_nchwc", "kb", kb, "K", s[1]);
          const int64_t alpha = winograd_matrices(m).alpha, P = s[0] * ((s[2] + m - 1) / m) * ((s[3] + m - 1) / m);
          Tensor mt = input({alpha * alpha, s[1] / kb, P, kb}, "m");
          return OpWorkload{{mt}, {winograd_output_nchwc(mt, m, s[0], s[2], s[3])}};

@@ -52,7 +52,7 @@ grep -q "'x' in '64,x,40'" "$dir/err.txt" || { echo "FAIL: error does not name t
 if "$T" tune-op --op conv2d_nchwc --shape 1,6,8,8,16,3,3,4,8 --trials 1 --db "$dir/log.db" >"$dir/err.txt" 2>&1; then
   echo "FAIL: channel blocks that do not divide C were accepted"; exit 1
 fi
-grep -q "cb = 4, kb = 8 must divide C = 6" "$dir/err.txt" || { echo "FAIL: error does not name the blocks"; cat "$dir/err.txt"; exit 1; }
+grep -q "op 'conv2d_nchwc': block cb = 4 must divide C = 6" "$dir/err.txt" || { echo "FAIL: error does not name the blocks"; cat "$dir/err.txt"; exit 1; }
 # A schedule file that is not a trace, and a round count below 1: errors that name them.
 echo '{"steps": 3}' >"$dir/bad.json"
 if "$T" run-op --op matmul --shape 64,48,40 --schedule "$dir/bad.json" >"$dir/err.txt" 2>&1; then
