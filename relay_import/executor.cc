@@ -403,7 +403,7 @@ std::string CompiledModel::summary() const {
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
      << " batch norms folded, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
-  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(2x2, 3x3)), "
+  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(" << kWinogradTile << "x" << kWinogradTile << ", 3x3)), "
      << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";

@@ -47,8 +47,8 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
   return cmd
       ->add_option("--layout", layout,
                    "blocked (default): convolution chains in NCHW[b]c, b = the fp32 lanes of a vector (16 with AVX-512), "
-                   "3x3 stride-1 convs by Winograd F(2x2, 3x3); blocked-direct: the same with every conv direct (its "
-                   "exact rounding); nchw: every tensor in the model's layout")
+                   "3x3 stride-1 convs by Winograd (`tetune graph` shows the tile); blocked-direct: the same with every "
+                   "conv direct (its exact rounding); nchw: every tensor in the model's layout")
       ->check(CLI::IsMember(relay::layout_names()));
 }
 

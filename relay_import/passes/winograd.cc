@@ -1,15 +1,11 @@
 #include "relay_import/passes/winograd.h"
 
-#include <algorithm>
-
 #include "te/ops/winograd.h"
 
 namespace tetune {
 namespace relay {
 
 namespace {
-
-constexpr int kTile = 2;  // F(2x2, 3x3)
 
 int new_value(Graph &g, const std::string &name, const Shape &shape) { return g.add_value(name, shape, float32(), true); }
 
@@ -23,15 +19,10 @@ bool convert(Graph &g, int id) {
   if (!w.is_const() || w.dtype != float32() || w.shape.size() != 6 || w.shape[2] != 3 || w.shape[3] != 3) return false;
   if (!x.shape_known || x.shape.size() != 5 || !y.shape_known || y.shape.size() != 5 || pads.size() != 4) return false;
   const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
-  if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < kTile || OW < kTile) return false;
-  const int64_t alpha = kTile + 2, P = N * ((OH + kTile - 1) / kTile) * ((OW + kTile - 1) / kTile);
+  if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < kWinogradTile || OW < kWinogradTile) return false;
+  const int64_t alpha = kWinogradTile + 2, P = N * ((OH + kWinogradTile - 1) / kWinogradTile) * ((OW + kWinogradTile - 1) / kWinogradTile);
 
-  Shape us;
-  const std::vector<float> wv(w.data->data<float>(), w.data->data<float>() + w.data->size());
-  const std::vector<float> u = ops::winograd_weight(wv, w.shape, kTile, &us);
-  NDArray ua(us, float32());
-  std::copy(u.begin(), u.end(), ua.data<float>());
-  const int uv = g.add_const(w.name + ".winograd" + std::to_string(kTile), ua);
+  const int uv = g.add_const(w.name + ".winograd" + std::to_string(kWinogradTile), ops::winograd_weight(*w.data, kWinogradTile));
 
   const std::string base = y.name + ".winograd";
   const int v = new_value(g, base + "_input", {alpha * alpha, x.shape[1], P, x.shape[4]});
@@ -39,7 +30,7 @@ bool convert(Graph &g, int id) {
   Node in;
   in.op = "tetune.WinogradInput";
   in.name = n.name + ".winograd_input";
-  in.attrs["m"] = Attr::of_int(kTile);
+  in.attrs["m"] = Attr::of_int(kWinogradTile);
   in.attrs["pads"] = Attr::of_ints(pads);
   in.inputs = {n.inputs[0]};
   in.outputs = {v};
@@ -51,7 +42,7 @@ bool convert(Graph &g, int id) {
   Node out;
   out.op = "tetune.WinogradOutput";
   out.name = n.name;
-  out.attrs["m"] = Attr::of_int(kTile);
+  out.attrs["m"] = Attr::of_int(kWinogradTile);
   out.attrs["output_hw"] = Attr::of_ints({OH, OW});
   out.inputs = {m};
   if (n.inputs.size() > 2 && n.inputs[2] >= 0) out.inputs.push_back(n.inputs[2]);

@@ -26,10 +26,12 @@
 namespace tetune {
 namespace relay {
 
+/** The output tile m of F(m x m, 3 x 3) the pass uses (above: why 2). */
+constexpr int kWinogradTile = 2;
 /** Fewer input or output channels than this keep the direct conv. */
 constexpr int64_t kMinWinogradChannels = 32;
 
-/** Rewrites g's eligible convs (above) to F(2x2, 3x3) and compacts g; returns how many. */
+/** Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = kWinogradTile, and compacts g; returns how many. */
 int convert_convs_to_winograd(Graph &g);
 
 }  // namespace relay

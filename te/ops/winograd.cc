@@ -126,18 +126,20 @@ const WinogradMatrices &winograd_matrices(int m) {
   throw AttributeError("winograd: output tile m = " + std::to_string(m) + " must be 2 or 4 (F(2x2, 3x3), F(4x4, 3x3))");
 }
 
-std::vector<float> winograd_weight(const std::vector<float> &w, const Shape &ws, int m, Shape *u_shape) {
+NDArray winograd_weight(const NDArray &w, int m) {
   const WinogradMatrices &t = winograd_matrices(m);
+  const Shape &ws = w.shape();
   if (ws.size() != 6 || ws[2] != 3 || ws[3] != 3)
     throw ShapeError("winograd_weight: weight " + shape_str(ws) + " must be [K/kb, C/cb, 3, 3, cb, kb]");
+  if (w.dtype() != float32()) throw DTypeError("winograd_weight: weight must be float32, got " + w.dtype().str());
   const int64_t KO = ws[0], CO = ws[1], CB = ws[4], KB = ws[5], A = t.alpha;
-  *u_shape = {A * A, KO, CO, CB, KB};
-  std::vector<float> u(static_cast<size_t>(A * A * KO * CO * CB * KB));
+  NDArray out({A * A, KO, CO, CB, KB}, float32());
+  float *u = out.data<float>();
   const int64_t tap = CB * KB;  // w's stride between taps
   for (int64_t k = 0; k < KO; k++)
     for (int64_t c = 0; c < CO; c++)
       for (int64_t i = 0; i < tap; i++) {
-        const float *g = &w[(k * CO + c) * 9 * tap + i];
+        const float *g = w.data<float>() + (k * CO + c) * 9 * tap + i;
         for (int64_t e1 = 0; e1 < A; e1++)
           for (int64_t e2 = 0; e2 < A; e2++) {
             double s = 0;
@@ -146,7 +148,7 @@ std::vector<float> winograd_weight(const std::vector<float> &w, const Shape &ws,
             u[(((e1 * A + e2) * KO + k) * CO + c) * tap + i] = static_cast<float>(s);
           }
       }
-  return u;
+  return out;
 }
 
 Tensor winograd_input_nchwc(const Tensor &x, int m, const std::vector<int64_t> &pads, const std::string &name) {

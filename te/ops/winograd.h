@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/ndarray.h"
 #include "te/tensor.h"
 
 namespace tetune {
@@ -37,12 +38,13 @@ struct WinogradMatrices {
 const WinogradMatrices &winograd_matrices(int m);
 
 /**
- * The transformed weight U [alpha^2, K/kb, C/cb, cb, kb] of a blocked conv
- * weight w [K/kb, C/cb, 3, 3, cb, kb] (OIHW[cb]i[kb]o, float32):
+ * The transformed weight U [alpha^2, K/kb, C/cb, cb, kb] (float32) of a
+ * blocked conv weight w [K/kb, C/cb, 3, 3, cb, kb] (OIHW[cb]i[kb]o, float32):
  *   U[e1 * alpha + e2, k, c, ci, kb] = (G w[k, c, :, :, ci, kb] G^T)[e1, e2]
- * computed in double and rounded once. ShapeError unless w is rank 6 with a 3x3 window.
+ * computed in double and rounded once. ShapeError unless w is rank 6 with a
+ * 3x3 window; DTypeError unless it is float32; AttributeError for m not 2 or 4.
  */
-std::vector<float> winograd_weight(const std::vector<float> &w, const Shape &w_shape, int m, Shape *u_shape);
+NDArray winograd_weight(const NDArray &w, int m);
 
 /**
  * Input transform: V[e1 * alpha + e2, c, p, cb] = (B^T d B)[e1, e2] with d the

@@ -26,8 +26,8 @@ void expect_matches_direct(const Case &k) {
   Tensor direct = ops::conv2d_nchwc(X, Wt, {1, 1}, pads, "direct");
   const NDArray want = test::evaluate({direct}, {X, Wt}, {x, w})[0];
 
-  Shape us;
-  const std::vector<float> u = ops::winograd_weight(test::to_vec(w), Wt.shape(), k.m, &us);
+  const NDArray u = ops::winograd_weight(w, k.m);
+  const Shape &us = u.shape();
   const int64_t alpha = k.m + 2;
   ASSERT_EQ(us, (Shape{alpha * alpha, k.K / k.kb, k.C / k.cb, k.cb, k.kb}));
   Tensor U = placeholder(us, float32(), "U");
@@ -37,7 +37,7 @@ void expect_matches_direct(const Case &k) {
   ASSERT_EQ(V.shape(), (Shape{alpha * alpha, k.C / k.cb, P, k.cb}));
   Tensor Y = ops::winograd_output_nchwc(ops::winograd_gemm_nchwc(V, U), k.m, k.N, OH, OW);
   ASSERT_EQ(Y.shape(), direct.shape());
-  const NDArray got = test::evaluate({Y}, {X, U}, {x, test::from_vec(us, u)})[0];
+  const NDArray got = test::evaluate({Y}, {X, U}, {x, u})[0];
   // Rounding grows with m (the transforms' coefficients reach 8 and 1/24); 4e-5 on these sums of up to 72 products.
   std::string where;
   EXPECT_TRUE(all_close(got, want, 1e-4, 1e-4, &where)) << where;
@@ -74,14 +74,13 @@ TEST(Winograd, TransformedWeightOfOneTapIsItsInterpolation) {
   // A weight with only its centre tap set: U[e1, e2] = G[e1][1] * G[e2][1] * w.
   for (int m : {2, 4}) {
     const ops::WinogradMatrices &t = ops::winograd_matrices(m);
-    std::vector<float> w(9, 0.0f);
-    w[4] = 2.0f;
-    Shape us;
-    const std::vector<float> u = ops::winograd_weight(w, {1, 1, 3, 3, 1, 1}, m, &us);
-    ASSERT_EQ(u.size(), static_cast<size_t>(t.alpha * t.alpha));
+    NDArray w({1, 1, 3, 3, 1, 1}, float32());
+    w.data<float>()[4] = 2.0f;
+    const NDArray u = ops::winograd_weight(w, m);
+    ASSERT_EQ(u.size(), t.alpha * t.alpha);
     for (int e1 = 0; e1 < t.alpha; e1++)
       for (int e2 = 0; e2 < t.alpha; e2++)
-        EXPECT_NEAR(u[e1 * t.alpha + e2], 2.0 * t.G[e1][1] * t.G[e2][1], 1e-7) << e1 << "," << e2;
+        EXPECT_NEAR(u.data<float>()[e1 * t.alpha + e2], 2.0 * t.G[e1][1] * t.G[e2][1], 1e-7) << e1 << "," << e2;
   }
 }
 
@@ -96,5 +95,6 @@ TEST(Winograd, Errors) {
   EXPECT_THROW(ops::winograd_gemm_nchwc(V, placeholder({16, 2, 3, 4, 8}, float32(), "U")), ShapeError);  // 3 input blocks
   EXPECT_THROW(ops::winograd_gemm_nchwc(V, placeholder({36, 2, 2, 4, 8}, float32(), "U")), ShapeError);  // F(4) points
   EXPECT_THROW(ops::winograd_output_nchwc(placeholder({16, 2, 9, 8}, float32(), "M"), 2, 1, 7, 7), ShapeError);  // 16 tiles
-  EXPECT_THROW(ops::winograd_weight(std::vector<float>(25), {1, 1, 5, 5, 1, 1}, 2, nullptr), ShapeError);
+  EXPECT_THROW(ops::winograd_weight(NDArray({1, 1, 5, 5, 1, 1}, float32()), 2), ShapeError);
+  EXPECT_THROW(ops::winograd_weight(NDArray({1, 1, 3, 3, 1, 1}, float64()), 2), DTypeError);
 }
