@@ -207,6 +207,24 @@ ChannelVector weight_input(const StageInfo &st) {
   return none;
 }
 
+bool reduces_blocked_channels(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction()) return false;
+  const VarNode *lanes_out = st.tensor->axes.back().var.get();
+  auto reduce_block = [&](const Expr &a) {
+    for (const auto &r : st.reduce_axes)
+      if (a->kind == ExprKind::Var && a->var.get() == r.var.get()) return r.extent <= kMaxVector;
+    return false;
+  };
+  std::map<const TensorNode *, int> count;
+  for (const ExprNode *n : body_accesses(st, count)) {
+    const TensorNode *t = n->tensor.get();
+    if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4) continue;
+    const bool plain = std::all_of(n->args.begin(), n->args.end(), [](const Expr &a) { return a->kind == ExprKind::Var; });
+    if (plain && n->args.back()->var.get() == lanes_out && reduce_block(n->args[n->args.size() - 2])) return true;
+  }
+  return false;
+}
+
 int64_t reduce_extent(const StageInfo &st) {
   int64_t n = 1;
   for (const auto &r : st.reduce_axes) n *= r.extent;

@@ -223,13 +223,6 @@ int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
   return n;
 }
 
-// A reduction over blocked input channels into blocked output channels,
-// reading a weight [.., b_in, b_out]: a blocked conv, the Winograd GEMM.
-bool blocked_channel_reduction(const StageInfo &st) {
-  const std::string &tag = st.tensor.node()->tag;
-  return tag == "conv2d_nchwc" || tag == "winograd_gemm_nchwc";
-}
-
 bool builds(const SearchSpace &space, const Candidate &c) {
   if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
   try {
@@ -297,9 +290,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
     const Sketch &s = impl_->sketches[si];
     // A DAG of elementwise and injective stages only (data movement, a
     // Winograd transform): the analytical choices alone, full-width vectors
-    // parallel over every outer loop. (Not where a stage reduces: a layer
-    // norm so scheduled computed wrong values, and untuned kernels are not
-    // checked against the reference; those keep the elementwise default.)
+    // parallel over every outer loop. Not where a stage reduces (layer norm,
+    // softmax): vectors across rows gather, and ran no faster than the
+    // elementwise default; and Halide 14 mis-lowers a reduction's update
+    // whose rows are one more than the vector (3 rows by 2 lanes) when it
+    // reads another stage (bench/RESULTS.md, 2026-11-27).
     if (std::all_of(s.plans.begin(), s.plans.end(), [&](const ss::StagePlan &p) {
           return p.kind != ss::PlanKind::Tiled && !impl_->graph.stage(p.stage).is_reduction();
         }))
@@ -378,7 +373,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // blocks 14, of the 32 AVX-512 registers, so that 2 FMA ports of
         // latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50 and
         // PP-OCR shapes, bench/RESULTS.md).
-        const bool blocked_conv = blocked_channel_reduction(impl_->graph.stage(S)) && width == ss::kMaxVector;
+        const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == ss::kMaxVector;
         const int64_t lanes = blocked_conv ? 14 * ss::kMaxVector : 8 * ss::kMaxVector;
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
@@ -399,7 +394,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // 5 MB weight at 13 GB/s so.)
           ss::set_tile(c, *cols, {1, task_vectors, width});
           set_reduce_tiles(s, S, c, 1);
-        } else if (blocked_channel_reduction(impl_->graph.stage(S))) {
+        } else if (ss::reduces_blocked_channels(impl_->graph.stage(S))) {
           // A blocked conv reads its weight [.., R, S, b_in, b_out] in order when
           // the input-channel block (16) and the taps stay whole under each
           // outer channel block: kReduceUnroll's splits interleaved the blocks,

@@ -56,6 +56,14 @@ bool is_identity_access(const StageInfo &consumer, const StageInfo &producer);
  * some other spatial axis. "" when none.
  */
 std::string packable_input(const StageInfo &st);
+/**
+ * A reduction over blocked input channels into blocked output channels: it
+ * reads a weight [outer blocks.., b_in, b_out] (a placeholder of rank >= 4
+ * read with plain variable indices) whose last index is st's last spatial
+ * axis and whose second-to-last is a reduce axis of at most kMaxVector. The
+ * blocked conv (conv2d_nchwc) and the Winograd GEMM; not a GEMM or an NCHW conv.
+ */
+bool reduces_blocked_channels(const StageInfo &st);
 /** The input a channel-vectorized tiling packs (see channel_vector_input). */
 struct ChannelVector {
   std::string input;  // placeholder name ("" when none)

@@ -14,6 +14,7 @@
 #include "workload/task.h"
 #include "codegen/kernel.h"
 #include "schedule/trace.h"
+#include "te/ops/registry.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -614,6 +615,23 @@ TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
   ASSERT_FALSE(seeds.empty());
   EXPECT_EQ(seeds.front().params.at("conv.tile.k.3"), 8) << seeds.front().key();
   for (const Candidate &c : seeds) ch.check(c, "seed");
+}
+
+// A reduction over blocked channels (the blocked conv, the Winograd GEMM) gets
+// a spatial-vector seed of 14 rows of 16-lane blocks (224 accumulator lanes);
+// other reductions at most 8 vectors in that model (a batched matmul with the
+// same 16-wide weight blocks, an NCHW conv).
+TEST(SearchSpace, BlockedChannelSeedHoldsFourteenVectors) {
+  auto blocks = [](const std::string &op, const std::vector<int64_t> &shape) {
+    Checker ch(make_task(op, ops::build_op(op, shape).outputs));
+    std::set<int64_t> out;
+    for (const Candidate &c : ch.space.seeds()) out.insert(ch.space.register_block(c));
+    return out;
+  };
+  EXPECT_TRUE(blocks("conv2d_nchwc", {1, 32, 14, 14, 32, 3, 3, 16, 16, 1, 1}).count(224));
+  EXPECT_TRUE(blocks("winograd_gemm_nchwc", {16, 32, 28, 32, 16, 16}).count(224));
+  EXPECT_FALSE(blocks("batch_matmul", {16, 28, 16, 16}).count(224));
+  EXPECT_FALSE(blocks("conv2d", {1, 16, 14, 14, 32, 3, 3, 1, 1}).count(224));
 }
 
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
