@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -30,10 +31,18 @@ struct AlignedFree {
 };
 using AlignedPtr = std::unique_ptr<void, AlignedFree>;
 
+// Arrays of a huge page or more start on one and ask for transparent huge
+// pages (honoured where THP is "madvise" or "always"; a hint, never an
+// error): a GEMM walking a weight's rows touches a page per row, and a
+// model's weights are too many for the TLB's 4 KiB entries.
+constexpr size_t kHugePage = size_t{2} << 20;
+
 AlignedPtr aligned(int64_t bytes) {
-  size_t n = static_cast<size_t>((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
-  void *p = std::aligned_alloc(64, n);
+  const size_t align = static_cast<size_t>(bytes) >= kHugePage ? kHugePage : 64;
+  size_t n = (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + align - 1) / align * align;
+  void *p = std::aligned_alloc(align, n);
   if (!p) throw RuntimeError("out of memory allocating " + std::to_string(bytes) + " bytes");
+  if (align == kHugePage) madvise(p, n, MADV_HUGEPAGE);
   std::memset(p, 0, n);
   return AlignedPtr(p);
 }
