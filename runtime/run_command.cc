@@ -34,7 +34,7 @@ void add_run_options(CLI::App *cmd, RunOptions &o) {
                       ": this machine's cores, or $HL_NUM_THREADS; the same default in every command)")
       ->check(CLI::Range(1, SpinPool::kMaxThreads));
   cmd->add_flag("--json", o.json, "also print one JSON line with the timings");
-  cmd->add_option("--profile", o.profile, "print the N kernels with the largest median time over the timed runs (ms, share)")
+  cmd->add_option("--profile", o.profile, "print the N kernel calls with the largest median time over the timed runs, then the N kernels with the largest total over their calls (ms, share)")
       ->check(CLI::Range(0, kMaxInt));
 }
 
@@ -57,6 +57,22 @@ void print_profile(const std::vector<std::string> &names, const std::vector<std:
   std::printf("profile: %zu kernel calls, sum of medians %.3f ms\n", med.size(), total);
   for (int i = 0; i < top && i < static_cast<int>(med.size()); i++)
     std::printf("  %8.3f ms %5.1f%%  %s\n", med[i].first, total > 0 ? 100 * med[i].first / total : 0.0, names[med[i].second].c_str());
+  // The same by kernel (a kernel is one tuning task; a model calls it once
+  // per layer), to set beside the tuner's per-task times.
+  std::map<std::string, std::pair<double, int>> by_kernel;
+  for (const auto &[ms, i] : med) {
+    auto &k = by_kernel[names[i].substr(names[i].find(':') + 1)];
+    k.first += ms, k.second++;
+  }
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto &[name, k] : by_kernel) order.push_back({k.first, name});
+  std::sort(order.rbegin(), order.rend());
+  std::printf("profile by kernel: %zu kernels (total ms, calls, ms per call)\n", order.size());
+  for (int i = 0; i < top && i < static_cast<int>(order.size()); i++) {
+    const auto &k = by_kernel[order[i].second];
+    std::printf("  %8.3f ms %5.1f%%  %4d x %8.3f ms  %s\n", k.first, total > 0 ? 100 * k.first / total : 0.0, k.second,
+                k.first / k.second, order[i].second.c_str());
+  }
 }
 }  // namespace
 

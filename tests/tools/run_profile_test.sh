@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `tetune run --profile N`: the per-call table and the per-kernel table add
+# up to the same sum of medians, and the per-kernel calls add up to the
+# model's kernel calls (the by-kernel view is a regrouping, never an estimate).
+set -euo pipefail
+T="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+model="$root/models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx"
+"$T" compile --model "$model" --input-shape x=1,3,48,192 -o "$dir/out" --no-measure -q >/dev/null
+"$T" run "$dir/out" --threads 1 --repeat 3 --profile 1000 >"$dir/run.txt"
+cat "$dir/run.txt"
+/usr/bin/python3 - "$dir/run.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+calls, total = re.search(r"profile: (\d+) kernel calls, sum of medians ([\d.]+) ms", text).groups()
+per_call = text.split("profile by kernel:")[0].split("profile:")[1]
+call_ms = [float(m) for m in re.findall(r"^\s+([\d.]+) ms\s", per_call, re.M)[:]]
+rows = re.findall(r"^\s+([\d.]+) ms\s+[\d.]+%\s+(\d+) x\s+([\d.]+) ms\s+(\S+)$", text, re.M)
+assert len(call_ms) == int(calls), (len(call_ms), calls)
+assert rows, "no 'profile by kernel' rows"
+assert sum(int(r[1]) for r in rows) == int(calls), "kernel calls do not add up"
+assert abs(sum(float(r[0]) for r in rows) - float(total)) < 1e-3 * len(rows) + 1e-3, "kernel totals do not add up"
+for ms, n, per, name in rows:
+    assert abs(float(ms) / int(n) - float(per)) < 1e-3, name
+print(f"OK: {calls} calls in {len(rows)} kernels, {total} ms either way")
+PY
