@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "runtime/io.h"
 #include "runtime/model.h"
@@ -34,7 +35,8 @@ void add_run_options(CLI::App *cmd, RunOptions &o) {
                       ": this machine's cores, or $HL_NUM_THREADS; the same default in every command)")
       ->check(CLI::Range(1, SpinPool::kMaxThreads));
   cmd->add_flag("--json", o.json, "also print one JSON line with the timings");
-  cmd->add_option("--profile", o.profile, "print the N kernel calls with the largest median time over the timed runs, then the N kernels with the largest total over their calls (ms, share)")
+  cmd->add_option("--profile", o.profile, "print the N kernel calls with the largest median time over the timed runs, then the N kernels "
+                  "with the largest total over their calls (ms, share)")
       ->check(CLI::Range(0, kMaxInt));
 }
 
@@ -64,14 +66,14 @@ void print_profile(const std::vector<std::string> &names, const std::vector<std:
     auto &k = by_kernel[names[i].substr(names[i].find(':') + 1)];
     k.first += ms, k.second++;
   }
-  std::vector<std::pair<double, std::string>> order;
-  for (const auto &[name, k] : by_kernel) order.push_back({k.first, name});
+  std::vector<std::tuple<double, int, std::string>> order;  // total ms, calls, kernel
+  for (const auto &[name, k] : by_kernel) order.push_back({k.first, k.second, name});
   std::sort(order.rbegin(), order.rend());
   std::printf("profile by kernel: %zu kernels (total ms, calls, ms per call)\n", order.size());
   for (int i = 0; i < top && i < static_cast<int>(order.size()); i++) {
-    const auto &k = by_kernel[order[i].second];
-    std::printf("  %8.3f ms %5.1f%%  %4d x %8.3f ms  %s\n", k.first, total > 0 ? 100 * k.first / total : 0.0, k.second,
-                k.first / k.second, order[i].second.c_str());
+    const auto &[ms, calls, name] = order[i];
+    std::printf("  %8.3f ms %5.1f%%  %4d x %8.3f ms  %s\n", ms, total > 0 ? 100 * ms / total : 0.0, calls, ms / calls,
+                name.c_str());
   }
 }
 }  // namespace

@@ -20,7 +20,8 @@ bool convert(Graph &g, int id) {
   if (!x.shape_known || x.shape.size() != 5 || !y.shape_known || y.shape.size() != 5 || pads.size() != 4) return false;
   const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
   if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < kWinogradTile || OW < kWinogradTile) return false;
-  const int64_t alpha = kWinogradTile + 2, P = N * ((OH + kWinogradTile - 1) / kWinogradTile) * ((OW + kWinogradTile - 1) / kWinogradTile);
+  auto tiles = [](int64_t extent) { return (extent + kWinogradTile - 1) / kWinogradTile; };
+  const int64_t alpha = ops::winograd_matrices(kWinogradTile).alpha, P = N * tiles(OH) * tiles(OW);
 
   const int uv = g.add_const(w.name + ".winograd" + std::to_string(kWinogradTile), ops::winograd_weight(*w.data, kWinogradTile));
 
