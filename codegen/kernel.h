@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/loop_nest.h"
+#include "codegen/prepack.h"
 #include "schedule/schedule.h"
 #include "base/ndarray.h"
 
@@ -60,6 +61,12 @@ struct BuildOptions {
    * every other build keeps the checks.
    */
   bool runtime_checks = true;
+  /**
+   * Inputs the caller passes already packed (codegen/prepack.h,
+   * prepackable_inputs of the schedule): the kernel expects them in their
+   * packed_shape and does not pack them itself.
+   */
+  std::vector<PrepackedInput> prepacked;
 };
 
 /**
@@ -94,7 +101,7 @@ class Kernel {
   static Kernel build(const Schedule &s, const Target &target = Target{});
   static Kernel build(const Schedule &s, const Target &target, const BuildOptions &options);
 
-  /** Runs on inputs (in Schedule::inputs() order) and returns fresh outputs. */
+  /** Runs on inputs (in Schedule::inputs() order, prepacked ones packed) and returns fresh outputs. */
   std::vector<NDArray> run(const std::vector<NDArray> &inputs) const;
   /** Runs into preallocated outputs (Schedule::outputs() order, exact shapes). */
   void run(const std::vector<NDArray> &inputs, std::vector<NDArray> &outputs) const;
@@ -140,13 +147,15 @@ class Kernel {
 
 /**
  * AOT: writes PATH_PREFIX.o (with the Halide runtime unless no_runtime) and
- * PATH_PREFIX.h declaring `int fn_name(halide_buffer_t *in..., halide_buffer_t *out...)`.
+ * PATH_PREFIX.h declaring `int fn_name(halide_buffer_t *in..., halide_buffer_t *out...)`;
+ * the `prepacked` inputs are taken in their packed shape (BuildOptions::prepacked).
  * For a GPU target the schedule is checked with check_gpu_schedule (ScheduleError), the
  * object embeds the device code and the PTX is also written to PATH_PREFIX.ptx.
  * Raises CodegenError on failure.
  */
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name,
-                    const Target &target = Target{}, bool no_runtime = false);
+                    const Target &target = Target{}, bool no_runtime = false,
+                    const std::vector<PrepackedInput> &prepacked = {});
 
 /**
  * Writes the target's assembly of the kernel (no runtime) to `path`, for

@@ -183,23 +183,37 @@ Halide::TailStrategy halide_tail(TailStrategy t) {
 
 class Lowerer {
  public:
-  explicit Lowerer(const Schedule &s) : s_(s) {}
+  Lowerer(const Schedule &s, const std::vector<PrepackedInput> &prepacked) : s_(s) {
+    for (const auto &p : prepacked) prepacked_[p.stage] = p;
+  }
 
   LoweredPipeline run() {
     LoweredPipeline out;
     std::set<std::string> used;
+    std::map<std::string, const PrepackedInput *> packed_input;  // input name -> its prepacked copy
+    for (const auto &[stage, p] : prepacked_) {
+      if (p.input < 0 || p.input >= static_cast<int>(s_.inputs().size()) || !s_.has_stage(stage) ||
+          s_.stage(stage).source != s_.inputs()[p.input].name() || s_.stage(stage).shape != p.packed_shape)
+        throw CodegenError("prepacked input " + std::to_string(p.input) + " is not packed by stage '" + stage + "'");
+      packed_input[s_.stage(stage).source] = &p;
+    }
     for (const auto &in : s_.inputs()) {
       // Prefixed: a buffer named like a math function ("tanh") clashes with LLVM symbols.
-      std::string n = unique("in_" + sanitize(in.name()), used);
-      Halide::ImageParam p(halide_type(in.dtype()), in.ndim(), n);
-      set_dense_bounds(p, in.shape());
+      auto pk = packed_input.find(in.name());
+      const Shape &shape = pk == packed_input.end() ? in.shape() : pk->second->packed_shape;
+      std::string n = unique("in_" + sanitize(in.name()) + (pk == packed_input.end() ? "" : "_packed"), used);
+      Halide::ImageParam p(halide_type(in.dtype()), static_cast<int>(shape.size()), n);
+      set_dense_bounds(p, shape);
       params_[in.name()] = p;
       out.params.push_back(p);
     }
     for (const auto &st : s_.stages()) funcs_[st.name] = Halide::Func(unique("f_" + sanitize(st.name), used));
     for (const auto &st : s_.stages()) define(st);
-    for (const auto &st : s_.stages()) schedule_loops(st);
-    for (const auto &st : s_.stages()) attach(st);
+    // A prepacked copy stays an inlined view of its param: no loops, no storage.
+    for (const auto &st : s_.stages())
+      if (!prepacked_.count(st.name)) schedule_loops(st);
+    for (const auto &st : s_.stages())
+      if (!prepacked_.count(st.name)) attach(st);
     for (const auto &o : s_.outputs()) {
       Halide::Func f = funcs_.at(s_.stage_of(o));
       set_dense_bounds(f.output_buffer(), o.shape());
@@ -275,6 +289,10 @@ class Lowerer {
     for (const auto &a : st.spatial_axes) am.halide_name[a] = sanitize(a);
     DType dt = st.tensor.defined() ? st.tensor.dtype() : DType();
     if (st.kind == StageInfo::Copy) {
+      if (prepacked_.count(st.name)) {  // the param holds the packed copy
+        f(args) = params_.at(st.source)(args);
+        return;
+      }
       // Copy of a stage or placeholder, same shape (or packed: source coordinate axis = axis_o * factor + axis_i).
       if (st.pack.packed()) {
         const PackInfo &pk = st.pack;
@@ -481,16 +499,17 @@ class Lowerer {
   }
 
   const Schedule &s_;
-  std::map<std::string, Halide::ImageParam> params_;
+  std::map<std::string, PrepackedInput> prepacked_;  // by stage name
+  std::map<std::string, Halide::ImageParam> params_;  // by input name (a prepacked input: its packed array)
   std::map<std::string, Halide::Func> funcs_;
   std::map<std::string, AxisMap> axes_;
 };
 
 }  // namespace
 
-LoweredPipeline lower(const Schedule &s) {
+LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked) {
   try {
-    return Lowerer(s).run();
+    return Lowerer(s, prepacked).run();
   } catch (const Halide::Error &e) {
     throw CodegenError(std::string("Halide rejected the schedule: ") + e.what());
   }

@@ -15,6 +15,7 @@
 
 #include <Halide.h>
 
+#include "codegen/prepack.h"
 #include "schedule/schedule.h"
 
 namespace tetune {
@@ -22,7 +23,7 @@ namespace codegen {
 
 struct LoweredPipeline {
   Halide::Pipeline pipeline;
-  std::vector<Halide::ImageParam> params;  // one per Schedule::inputs(), same order
+  std::vector<Halide::ImageParam> params;  // one per Schedule::inputs(), same order (a prepacked one: packed shape)
   std::vector<Halide::Func> outputs;       // one per Schedule::outputs(), same order
   std::map<std::string, Halide::Func> funcs;  // by stage name
   /** params and outputs as Halide Arguments, for AOT compilation. */
@@ -34,10 +35,13 @@ Halide::Type halide_type(DType t);
 
 /**
  * Lowers s. A loop bound to a "blockIdx.*" or "threadIdx.*" thread tag
- * (Schedule::bind) becomes a Halide gpu_blocks / gpu_threads loop. Raises
- * CodegenError (with the Halide message) when Halide rejects the schedule.
+ * (Schedule::bind) becomes a Halide gpu_blocks / gpu_threads loop. The param
+ * of each `prepacked` input has its packed shape and stands for the packed copy
+ * (codegen/prepack.h), which is then not computed. Raises CodegenError (with
+ * the Halide message) when Halide rejects the schedule, or naming a prepacked
+ * input that its stage does not pack.
  */
-LoweredPipeline lower(const Schedule &s);
+LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked = {});
 
 /**
  * A stage or placeholder name as it appears in Halide names: characters other

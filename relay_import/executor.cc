@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "relay_import/host_ops.h"
+#include "relay_import/packed_weights.h"
 #include "relay_import/passes/batch_norm_folding.h"
 #include "relay_import/passes/blocked_layout.h"
 #include "relay_import/passes/denormal_weights.h"
@@ -206,14 +207,17 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
     struct Built {
       std::shared_ptr<Kernel> kernel;
       int task = 0;  // index into stats->task_schedules
+      std::vector<PrepackedInput> prepacked;
     };
     std::map<std::string, Built> cache;
+    WeightPacker packer(g);
     for (size_t i = 0; i < groups.size(); i++) {
       auto &grp = groups[i];
       if (grp.kind != FusedGroup::Kernel) continue;
       auto it = cache.find(grp.task.workload_key);
       if (it != cache.end()) {
         (*ks)[i] = it->second.kernel;
+        packer.bind(grp, it->second.prepacked);
         TaskSchedule &ts = stats->task_schedules[it->second.task];
         ts.groups++;
         stats->group_sources[ts.source]++;
@@ -221,8 +225,11 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
       }
       try {
         ScheduleChoice c = choose_schedule(grp.task, options);
-        auto k = std::make_shared<Kernel>(Kernel::build(c.schedule, options.target));
-        cache[grp.task.workload_key] = {k, static_cast<int>(stats->task_schedules.size())};
+        BuildOptions bo;
+        bo.prepacked = prepackable_inputs(c.schedule, grp.task.constant_inputs);
+        auto k = std::make_shared<Kernel>(Kernel::build(c.schedule, options.target, bo));
+        cache[grp.task.workload_key] = {k, static_cast<int>(stats->task_schedules.size()), bo.prepacked};
+        packer.bind(grp, bo.prepacked);
         (*ks)[i] = k;
         stats->kernels_built++;
         stats->task_sources[c.source]++;
@@ -232,6 +239,9 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
         throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
       }
     }
+    packer.release_unread(groups);
+    stats->prepacked_weights = packer.packed();
+    stats->prepacked_bytes = packer.packed_bytes();
     stats->build_s = now_s() - t1;
   }
   *groups_out = std::move(groups);
@@ -384,7 +394,9 @@ std::string CompiledModel::to_dot() const {
       for (int o : g.nodes[n].outputs) inside.insert(o);
     for (int n : groups_[s].nodes)
       for (int v : g.nodes[n].inputs) {
+        // Constants (and those whose data was packed away, with no producer) get no edge.
         if (v < 0 || inside.count(v) || g.values[v].is_const() || !seen.insert(v).second) continue;
+        if (!g.values[v].is_input && !producer_group.count(v)) continue;
         std::string src = g.values[v].is_input ? "v" + std::to_string(v) : "g" + std::to_string(producer_group.at(v));
         os << "  " << src << " -> g" << s << " [label=\"" << shape_str(g.values[v].shape) << "\", fontsize=8];\n";
       }
@@ -407,7 +419,9 @@ std::string CompiledModel::summary() const {
      << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
-  os << "weights: " << graph_.weight_bytes() << " bytes, " << s.flushed_subnormals << " subnormal elements flushed to zero\n";
+  os << "weights: " << graph_.weight_bytes() + s.prepacked_bytes << " bytes (" << s.prepacked_weights
+     << " constants, " << s.prepacked_bytes << " bytes, packed once for their kernels), " << s.flushed_subnormals
+     << " subnormal elements flushed to zero\n";
   os << "memory: peak " << plan_.peak_bytes << " bytes with reuse (" << plan_.buffer_bytes.size() << " buffers), "
      << plan_.no_reuse_bytes << " without, max live " << plan_.max_live_bytes << "\n";
   for (size_t i = 0; i < groups_.size(); i++) {

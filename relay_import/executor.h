@@ -144,6 +144,8 @@ struct CompileStats {
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int winograd_convs = 0;                        // passes/winograd.h
   int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
+  int prepacked_weights = 0;                      // constants packed once for their kernels (packed_weights.h)
+  int64_t prepacked_bytes = 0;
   int groups = 0, kernel_groups = 0, view_groups = 0;
   int unique_workloads = 0, kernels_built = 0;
   SourceCounts group_sources;            // kernel groups by the source of their kernel's schedule

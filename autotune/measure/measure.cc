@@ -84,9 +84,10 @@ void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray>
 // wait_go (may be null) is called after the check passed and before timing:
 // in a parallel batch it blocks until the parent says that nothing else of
 // ours runs any more (siblings are done compiling).
-std::string child_work(const Task &task, const MeasureOptions &opt, const Schedule &s, const std::vector<NDArray> &inputs,
+std::string child_work(const Task &task, const MeasureOptions &opt, const Schedule &s, const std::vector<NDArray> &given,
                        const std::vector<NDArray> *reference, const std::string &fault,
                        const std::function<void()> &wait_go = nullptr) {
+  std::vector<NDArray> repacked;  // given, with the constants a model packs once packed (codegen/prepack.h)
   Writer w;
   ErrorCode code = ErrorCode::kNoError;
   std::string msg;
@@ -108,7 +109,11 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
     BuildOptions bo;
     bo.inspect = false;  // features come from the parent's own lowering; JIT only
     bo.runtime_checks = opt.runtime_checks;
+    bo.prepacked = prepackable_inputs(s, task.constant_inputs);
     Kernel k = Kernel::build(s, task.target, bo);
+    if (!bo.prepacked.empty()) repacked = given;
+    for (const auto &p : bo.prepacked) repacked[p.input] = pack_input(given[p.input], p);
+    const std::vector<NDArray> &inputs = bo.prepacked.empty() ? given : repacked;
     compile_s = seconds_since(t0);
     if (fault == "runtime_error") throw RuntimeError("injected runtime error");
     outs = k.run(inputs);

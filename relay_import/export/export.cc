@@ -21,6 +21,7 @@
 
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
+#include "relay_import/packed_weights.h"
 #include "runtime/cpu_features.h"
 #include "runtime/export_check.h"
 #include "runtime/plan.h"
@@ -127,8 +128,8 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   double t0 = now_s();
   CompiledModel m = compile_groups_only(std::move(g_in), o.compile);
   res.passes_s = now_s() - t0;
-  const Graph &g = m.graph();
-  const auto &groups = m.groups();
+  Graph g = m.graph();  // shares the constants' data; packed weights are added to this copy
+  std::vector<FusedGroup> groups = m.groups();
 
   // ---- values: roots (views alias their input's memory) ----
   std::map<int, int> producer_step;
@@ -158,6 +159,28 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   plan.model = o.model_path.empty() ? g.source : o.model_path;
   plan.target = o.compile.target.spec;
   plan.halide_target = o.compile.target.halide_string();
+  // ---- schedules: one choice per unique task; the constants its kernel
+  struct Chosen {
+    ScheduleChoice choice;
+    std::vector<PrepackedInput> prepacked;
+  };
+  std::map<std::string, Chosen> chosen;  // by workload key
+  WeightPacker packer(g);
+  for (auto &grp : groups) {
+    if (grp.kind != FusedGroup::Kernel) continue;
+    auto it = chosen.find(grp.task.workload_key);
+    if (it == chosen.end()) {
+      try {
+        ScheduleChoice c = choose_schedule(grp.task, o.compile);
+        std::vector<PrepackedInput> pre = prepackable_inputs(c.schedule, grp.task.constant_inputs);
+        it = chosen.emplace(grp.task.workload_key, Chosen{std::move(c), std::move(pre)}).first;
+      } catch (const Error &e) {
+        throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
+      }
+    }
+    packer.bind(grp, it->second.prepacked);
+  }
+
   std::map<int, int> pid;  // graph value -> plan value
   std::string weights;
   std::function<int(int)> add = [&](int v) -> int {
@@ -284,7 +307,8 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     const FusedGroup &grp = *kernel_group[k];
     const std::string &name = plan.kernels[k].name;
     try {
-      ScheduleChoice c = choose_schedule(grp.task, o.compile);
+      const Chosen &ch = chosen.at(grp.task.workload_key);
+      const ScheduleChoice &c = ch.choice;
       res.task_sources[c.source]++;
       res.group_sources[c.source] += groups_of_kernel[k];
       if (o.verbose)
@@ -294,7 +318,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
       if (s.inputs().size() != grp.input_values.size())
         throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
                     std::to_string(grp.input_values.size()));
-      compile_object(s, build + "/" + name, name, o.compile.target, /*no_runtime=*/true);
+      compile_object(s, build + "/" + name, name, o.compile.target, /*no_runtime=*/true, ch.prepacked);
     } catch (const Error &e) {
       throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
     }
