@@ -60,6 +60,12 @@ struct CompileOptions {
    * false keeps the direct conv (its exact rounding and NaN / inf propagation).
    */
   bool winograd = true;
+  /**
+   * A constant that a kernel's schedule copies into panels at root is packed
+   * once, here (packed_weights.h); false: the kernel packs it on every call, as
+   * onnxruntime's session.disable_prepacking does.
+   */
+  bool prepack_weights = true;
   /** Subnormal float constants become zeros (passes/denormal_weights.h); false keeps them. */
   bool flush_subnormal_weights = true;
   bool cse = true;

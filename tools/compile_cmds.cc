@@ -33,7 +33,7 @@ void add_compile_commands(CLI::App &app) {
     std::string model, out, db, target = "host", cxx, gpu, cost_model;
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
-    bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false;
+    bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false, no_prepack = false;
     std::string layout;  // set by add_layout_option
   };
   auto o = std::make_shared<Opts>();
@@ -62,6 +62,9 @@ void add_compile_commands(CLI::App &app) {
                 "printed at the end; nothing is built in or deleted from OUT/");
   cmd->add_flag("--plain-schedule", o->plain, "bare default schedules (no parallel / vectorize)");
   add_layout_option(cmd, o->layout);
+  cmd->add_flag("--no-prepack", o->no_prepack,
+                "a kernel whose schedule packs a constant weight into panels packs it on every call instead of once, at "
+                "compile time (as onnxruntime's session.disable_prepacking)");
   cmd->add_flag("-q,--quiet", o->quiet,
                 "no per-kernel progress on stderr. The table of tasks (one line each: name, where its schedule came from "
                 "-- record, cost model or analytical -- and how it was chosen) is always printed");
@@ -76,6 +79,7 @@ void add_compile_commands(CLI::App &app) {
     eo.compile.target = Target{o->target};
     eo.compile.threads = o->threads;
     eo.compile.plain_default_schedule = o->plain;
+    eo.compile.prepack_weights = !o->no_prepack;
     relay::set_layout(eo.compile, o->layout);
     std::unique_ptr<cost_model::CostModel> model;
     eo.compile.untuned = untuned_options(o->cost_model, &model);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "codegen/lower.h"
+#include "codegen/prepack.h"
 
 namespace tetune {
 namespace autotune {
@@ -115,7 +116,9 @@ Load packed_load(const StageInfo &cache, std::vector<Affine> source_index, int b
 
 class Builder {
  public:
-  explicit Builder(const Schedule &s) : s_(s) {}
+  Builder(const Schedule &s, const std::vector<PrepackedInput> &prepacked) : s_(s) {
+    for (const auto &p : prepacked) prepacked_.insert(p.stage);
+  }
 
   LoopNest build() {
     for (const auto &st : s_.stages()) {
@@ -123,7 +126,7 @@ class Builder {
       if (st.attach.kind == Attach::Inline) inlined_.insert(st.name);
     }
     for (const auto &st : s_.stages())
-      if (st.attach.kind == Attach::Root) emit(st, -1, {});
+      if (st.attach.kind == Attach::Root && !prepacked_.count(st.name)) emit(st, -1, {});
     return std::move(nest_);
   }
 
@@ -356,11 +359,14 @@ class Builder {
   LoopNest nest_;
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> attached_;
   std::set<std::string> inlined_;
+  std::set<std::string> prepacked_;  // root copies packed once, outside the kernel
 };
 
 }  // namespace
 
-LoopNest schedule_loop_nest(const Schedule &s, const Task &) { return Builder(s).build(); }
+LoopNest schedule_loop_nest(const Schedule &s, const Task &task) {
+  return Builder(s, prepackable_inputs(s, task.constant_inputs)).build();
+}
 
 }  // namespace features
 }  // namespace autotune

@@ -24,8 +24,10 @@
 //     the bodies of inlined stages substituted; an access is a vector access
 //     when its indices use the vectorized axis, dense when only its last
 //     index does, with coefficient 1.
-// Initial values of reductions, boundary guards and bounds of non-affine
-// indices (full extent) are not modelled.
+// A constant input's root packed copy that the model packs once
+// (codegen/prepack.h, task.constant_inputs) has no loops: the kernel reads
+// the packed array. Initial values of reductions, boundary guards and bounds
+// of non-affine indices (full extent) are not modelled.
 #pragma once
 
 #include "workload/task.h"

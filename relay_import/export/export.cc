@@ -160,6 +160,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   plan.target = o.compile.target.spec;
   plan.halide_target = o.compile.target.halide_string();
   // ---- schedules: one choice per unique task; the constants its kernel
+  // packs at root are packed here, once (packed_weights.h) ----
   struct Chosen {
     ScheduleChoice choice;
     std::vector<PrepackedInput> prepacked;
@@ -172,7 +173,8 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     if (it == chosen.end()) {
       try {
         ScheduleChoice c = choose_schedule(grp.task, o.compile);
-        std::vector<PrepackedInput> pre = prepackable_inputs(c.schedule, grp.task.constant_inputs);
+        std::vector<PrepackedInput> pre;
+        if (o.compile.prepack_weights) pre = prepackable_inputs(c.schedule, grp.task.constant_inputs);
         it = chosen.emplace(grp.task.workload_key, Chosen{std::move(c), std::move(pre)}).first;
       } catch (const Error &e) {
         throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
