@@ -86,6 +86,28 @@ double body_ops(const Expr &e) {
 bool Target::is_gpu() const { return to_halide_target(*this).has_gpu_feature(); }
 std::string Target::halide_string() const { return to_halide_target(*this).to_string(); }
 
+namespace {
+bool has_avx512(const Halide::Target &t) {
+  for (auto f : {Halide::Target::AVX512, Halide::Target::AVX512_Skylake, Halide::Target::AVX512_Cannonlake,
+                 Halide::Target::AVX512_SapphireRapids, Halide::Target::AVX512_KNL})
+    if (t.has_feature(f)) return true;
+  return false;
+}
+}  // namespace
+
+int Target::vector_lanes() const {
+  Halide::Target t = to_halide_target(*this);
+  if (t.has_gpu_feature()) return 0;
+  if (has_avx512(t)) return 16;
+  return t.has_feature(Halide::Target::AVX) ? 8 : 4;
+}
+
+int Target::vector_registers() const {
+  Halide::Target t = to_halide_target(*this);
+  if (t.has_gpu_feature()) return 0;
+  return has_avx512(t) ? 32 : 16;
+}
+
 void set_num_threads(int n) {
   if (n <= 0) throw RuntimeError("thread count must be positive, got " + std::to_string(n));
   if (g_kernel_ran && g_threads != n)

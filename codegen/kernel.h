@@ -29,6 +29,10 @@ struct Target {
   bool is_gpu() const;
   /** The Halide target string this resolves to. */
   std::string halide_string() const;
+  /** fp32 lanes of the CPU's widest vector: 16 with AVX-512, 8 with AVX / AVX2, else 4 (SSE); 0 for a GPU target. */
+  int vector_lanes() const;
+  /** Vector registers of that width: 32 with AVX-512, else 16; 0 for a GPU target. */
+  int vector_registers() const;
 };
 
 /**

@@ -10,7 +10,10 @@ std::string parallel_with_max_tasks(Schedule &s, const std::string &stage, const
     s.parallel(stage, loop);
     return loop;
   }
-  auto outer_inner = s.split_nparts(stage, loop, max_tasks, TailStrategy::GuardWithIf);
+  // Parts of ceil(extent / max_tasks) iterations: the guarded tail is less
+  // than one part (split_nparts(max_tasks) would pad 44 iterations to 32 x 2).
+  const int64_t part = (extent + max_tasks - 1) / max_tasks;
+  auto outer_inner = s.split(stage, loop, part, TailStrategy::GuardWithIf);
   s.parallel(stage, outer_inner.first);
   return outer_inner.first;
 }

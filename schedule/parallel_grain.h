@@ -18,9 +18,10 @@
 namespace tetune {
 
 /**
- * Marks leaf `loop` of `stage` parallel. When its extent exceeds max_tasks
- * (> 0), it is first split into max_tasks parts (GuardWithIf tail, so any
- * extent works) and the outer part is marked parallel. Returns the name of
+ * Marks leaf `loop` of `stage` parallel. When its extent E exceeds max_tasks
+ * (> 0), it is first split into parts of ceil(E / max_tasks) iterations (at
+ * most max_tasks of them; a GuardWithIf tail, so any extent works) and the
+ * outer loop over the parts is marked parallel. Returns the name of
  * the parallel loop. Raises ScheduleError (naming stage and loop) like the
  * primitives it calls; nothing is applied when the first step fails.
  */

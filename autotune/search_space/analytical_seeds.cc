@@ -9,7 +9,8 @@
 //    for a stage with two tiled spatial axes (rows, and the vector axis:
 //    columns), one reduce axis and a packable reused input (B):
 //    register block (their m_r x n_r) of n vectors of columns and as many
-//    rows as fill kMaxRegisterBlock (4 x 16 columns x 6 rows, or 2 x 16 x 12),
+//    rows as fill SearchSpace::max_register_block() (AVX-512: 4 x 16 columns
+//    x 6 rows, or 2 x 16 x 12; AVX2: 4 x 8 x 3, or 2 x 8 x 6),
 //    the reduction unrolled by 4 inside it; all rows in one outer tile, the
 //    row blocks swept past one packed panel of B; a parallel task holds 1 or 2
 //    register-block widths of columns, packed at root in panels as wide as the
@@ -19,7 +20,7 @@
 //    stage whose weight is channel-vectorizable (analysis.cc's
 //    channel_vector_input): 1 or 2 AVX-512 vectors of output channels times
 //    a row of output columns in registers (the block at most
-//    kMaxRegisterBlock), the kernel window's taps unrolled inside, the input
+//    max_register_block()), the kernel window's taps unrolled inside, the input
 //    channels outside; every outer tile in parallel.
 //  - Spatial vector (any other tiled stage: depthwise convolutions, batched
 //    matmuls of two activations): the last axis vectorized, a few rows of the
@@ -224,7 +225,7 @@ int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
 }
 
 bool builds(const SearchSpace &space, const Candidate &c) {
-  if (space.register_block(c) > SearchSpace::kMaxRegisterBlock) return false;
+  if (space.register_block(c) > space.max_register_block()) return false;
   try {
     space.schedule(c);
     return true;
@@ -249,13 +250,13 @@ struct ConvBlock {
 
 // Blocks for C channels, W columns, H rows, best first (at most kConvBlocks):
 // the useful accumulators, vectors x cols x rows x (W / the columns the
-// tiles cover), counted up to the kMaxRegisterBlock budget; columns are whole
-// vector widths (valid_vector; a tail tile where they do not divide W), rows
+// tiles cover), counted up to the max_block budget (SearchSpace::max_register_block);
+// columns are whole vector widths (valid_vector; a tail tile where they do not divide W), rows
 // divide H. Ties go to more columns (contiguous input reads).
 constexpr size_t kConvBlocks = 2;
-std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H) {
+std::vector<ConvBlock> conv_blocks(int64_t C, int64_t W, int64_t H, int64_t max_block) {
   std::vector<ConvBlock> all;
-  const int64_t budget = SearchSpace::kMaxRegisterBlock / ss::kMaxVector;  // accumulator registers
+  const int64_t budget = max_block / ss::kMaxVector;  // accumulators, in vectors of kMaxVector lanes
   for (int64_t vectors : {2, 1}) {
     if (C % (vectors * ss::kMaxVector) != 0) continue;
     for (int64_t cols : {16, 8, 4, 2, 1}) {
@@ -306,8 +307,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
       // GEMM: packed panels of B, rows swept past them.
       GemmTiles g = gemm_tiles(s, S);
       if (g.rows && allows(s, S + ".cache_read", 3)) {
-        for (int64_t vectors : {4, 2}) {
-          const int64_t block_cols = vectors * ss::kMaxVector, block_rows = kMaxRegisterBlock / block_cols;
+        // The block of 6 rows first: 6 x 64 on AVX-512 (4 vectors), 6 x 16 on
+        // AVX2 (2 vectors, BLIS's Haswell sgemm block); each measured faster
+        // than the other shape of its ISA (bench/RESULTS.md, 2026-11-27).
+        std::vector<int64_t> vector_counts = {4, 2};
+        if (max_register_block() / (2 * vector_lanes()) == 6) std::swap(vector_counts[0], vector_counts[1]);
+        for (int64_t vectors : vector_counts) {
+          const int64_t block_cols = vectors * vector_lanes(), block_rows = max_register_block() / block_cols;
           if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
           const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
           if (!ss::valid_tile(*g.rows, row_levels)) continue;
@@ -334,7 +340,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           else if (chan) rows = &t;  // the last tiled axis between the channels and the columns
         }
       if (chan && allows(s, ss::vec_channel_param(S), 1) && chan->extent % ss::kMaxVector == 0) {
-        for (const ConvBlock &b : conv_blocks(chan->extent, cols ? cols->extent : 1, rows ? rows->extent : 1)) {
+        for (const ConvBlock &b : conv_blocks(chan->extent, cols ? cols->extent : 1, rows ? rows->extent : 1, max_register_block())) {
           Candidate c = filled(impl_->graph, s, si);
           c.params[ss::vec_channel_param(S)] = 1;
           for (const auto &t : s.tiles)
@@ -369,12 +375,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // A conv's output channels share each input load (a 1x1 conv of 24
         // or 40 channels): a few of them in registers, as the GEMM's rows.
         const int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
-        // Accumulators: 8 full vectors; a blocked conv's columns of 16-lane
-        // blocks 14, of the 32 AVX-512 registers, so that 2 FMA ports of
-        // latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50 and
-        // PP-OCR shapes, bench/RESULTS.md).
+        // Accumulators: 8 full vector registers; a blocked conv's columns of
+        // 16-lane blocks 14, of the 32 AVX-512 registers, so that 2 FMA ports
+        // of latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50
+        // and PP-OCR shapes, bench/RESULTS.md); never more than the target's
+        // register block.
         const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == ss::kMaxVector;
-        const int64_t lanes = blocked_conv ? 14 * ss::kMaxVector : 8 * ss::kMaxVector;
+        const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
         const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);

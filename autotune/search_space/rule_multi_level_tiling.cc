@@ -390,13 +390,26 @@ static bool input_follows_last_axis(const StageInfo &st, const std::string &inpu
   return follows;
 }
 
+// Whether the tiles of st's last spatial axis divide its extent. Where they
+// do not, the guarded tail tile of a copy of the input reads wrong values
+// in Halide-JIT code: packed at root, GEMM 64x48x40 with j tiles of 32 over
+// 48 columns doubled column 32; copied at the R0 loop, the same tiles gave
+// element [1, 0] 3.88 instead of 0.83 (AVX2, Zen 3).
+static bool last_axis_tiles_divide(const StageInfo &st, const AxisTiles &t) {
+  auto it = t.sp.find(static_cast<int>(st.spatial_axes.size()) - 1);
+  if (it == t.sp.end()) return false;
+  const std::vector<int64_t> &l = it->second;
+  return st.shape.back() % (l[0] * l[1] * l[2]) == 0;
+}
+
 // Packs the reused input of `reader` (which evaluates the body of st) into a
 // copy computed at loop `at` of reader; the copy's innermost loop is vectorized
-// when every region it copies is a whole number of vectors.
+// when every region it copies is a whole number of vectors. Nothing where the
+// last axis' tiles do not divide its extent (last_axis_tiles_divide).
 static void pack_input(Inst &in, const std::string &reader, const StageInfo &st, const AxisTiles &t,
                        const std::string &at) {
   std::string input = packable_input(st);
-  if (input.empty() || at.empty()) return;
+  if (input.empty() || at.empty() || !last_axis_tiles_divide(st, t)) return;
   std::string cache = in.sch.cache_read(input, {reader});
   in.sch.compute_at(cache, reader, at);
   const StageInfo &cs = in.sch.stage(cache);
@@ -442,16 +455,11 @@ static void pack_input_at_root(Inst &in, const std::string &reader, const StageI
 }
 
 // Applies the ".cache_read" choice 3 or 4 (see the top of this file). Not
-// when the tiles of the last axis do not divide its extent: the guarded tail
-// tile then reads past the packed panels, and Halide-JIT code computed wrong
-// values (GEMM 64x48x40, j tiles of 32 over 48 columns, panels of 16: column
-// 32 came out doubled).
+// when the tiles of the last axis do not divide its extent (last_axis_tiles_divide).
 static void pack_input_choice_at_root(Inst &in, const std::string &reader, const StageInfo &st, const AxisTiles &t) {
   int64_t cr = in.param(st.name + ".cache_read", 0);
-  auto it = t.sp.find(static_cast<int>(st.spatial_axes.size()) - 1);
-  if ((cr != 3 && cr != 4) || it == t.sp.end()) return;
-  const std::vector<int64_t> &l = it->second;
-  if (st.shape.back() % (l[0] * l[1] * l[2]) != 0) return;
+  if ((cr != 3 && cr != 4) || !last_axis_tiles_divide(st, t)) return;
+  const std::vector<int64_t> &l = t.sp.at(static_cast<int>(st.spatial_axes.size()) - 1);
   pack_input_at_root(in, reader, st, cr == 3 ? l[2] : l[1] * l[2]);
 }
 

@@ -152,9 +152,9 @@ int64_t innermost_length(const Candidate &c, const TileSpec &t) {
 }
 
 // Gives one register block of c as many rows (a kRegisterRows height) as fill
-// kMaxRegisterBlock with the block's other spatial S3 lengths (64 columns: 6
-// rows; 32: 12), keeping the tile's S1 and S2 x S3 span (set_register_rows).
-bool fill_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
+// max_block elements with the block's other spatial S3 lengths (AVX-512's 384:
+// 64 columns, 6 rows; 32, 12), keeping the tile's S1 and S2 x S3 span (set_register_rows).
+bool fill_some_block(const Sketch &s, Candidate &c, int64_t max_block, std::mt19937_64 &rng) {
   std::vector<std::pair<size_t, int64_t>> options;  // (tile, rows)
   for (size_t a = 0; a < s.tiles.size(); a++) {
     if (s.tiles[a].levels != 4 || s.tiles[a].vec_axis || s.tiles[a].channel_vector) continue;
@@ -163,7 +163,7 @@ bool fill_some_block(const Sketch &s, Candidate &c, std::mt19937_64 &rng) {
       if (b != a && s.tiles[b].levels == 4 && s.tiles[b].stage == s.tiles[a].stage) others *= innermost_length(c, s.tiles[b]);
     int64_t rows = 0;
     for (int64_t r : kRegisterRows)
-      if (r * others <= SearchSpace::kMaxRegisterBlock) rows = r;
+      if (r * others <= max_block) rows = r;
     if (rows > 0) options.emplace_back(a, rows);
   }
   if (options.empty()) return false;
@@ -217,6 +217,10 @@ bool unroll_some_reduction(const Sketch &s, Candidate &c, std::mt19937_64 &rng) 
 SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
   impl_->task = task;
   if (task.outputs.empty()) throw Error("search space: task '" + task.name + "' has no outputs");
+  if (task.target.vector_lanes() > 0) {  // a CPU target
+    impl_->vector_lanes = task.target.vector_lanes();
+    impl_->max_register_block = task.target.vector_registers() * 3 / 4 * impl_->vector_lanes;
+  }
   impl_->graph = analyze(task.outputs);
   impl_->graph.threads = task.threads;
   impl_->sketches = generate_sketches(impl_->graph);
@@ -226,6 +230,8 @@ SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
 SearchSpace::~SearchSpace() = default;
 
 int SearchSpace::num_sketches() const { return static_cast<int>(impl_->sketches.size()); }
+int64_t SearchSpace::max_register_block() const { return impl_->max_register_block; }
+int64_t SearchSpace::vector_lanes() const { return impl_->vector_lanes; }
 
 std::string SearchSpace::sketch_description(int i) const {
   if (i < 0 || i >= num_sketches()) throw Error("search space: no sketch " + std::to_string(i));
@@ -263,7 +269,7 @@ std::string SearchSpace::family(const Candidate &c) const {
 
 // A change from `from` to `next` keeps the register-block bound, or at least does not grow a block already past it.
 static bool keeps_block_bound(const SearchSpace &sp, const Candidate &next, const Candidate &from) {
-  return sp.register_block(next) <= std::max(SearchSpace::kMaxRegisterBlock, sp.register_block(from));
+  return sp.register_block(next) <= std::max(sp.max_register_block(), sp.register_block(from));
 }
 
 Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
@@ -276,12 +282,12 @@ Candidate SearchSpace::sample(std::mt19937_64 &rng) const {
   auto draw_tiles = [&] {
     for (int attempt = 0; attempt < 32; attempt++) {
       for (const auto &t : s.tiles) set_tile(c, t, sample_tile(t, rng));
-      if (register_block(c) <= kMaxRegisterBlock) break;
+      if (register_block(c) <= max_register_block()) break;
     }
   };
   draw_tiles();
   for (const auto &ch : s.choices) c.params[ch.name] = pick_choice(ch, rng);
-  if (register_block(c) > kMaxRegisterBlock) draw_tiles();
+  if (register_block(c) > max_register_block()) draw_tiles();
   return c;
 }
 
@@ -302,7 +308,7 @@ Candidate SearchSpace::mutate(const Candidate &c, std::mt19937_64 &rng) const {
   // on a power-of-two extent (GEMM 1024, 512 trials: 2-6 of them had 6x64).
   if (std::bernoulli_distribution(kFillRowsProbability)(rng)) {
     Candidate next = out;
-    if (fill_some_block(s, next, rng) && keeps_block_bound(*this, next, out)) return next;
+    if (fill_some_block(s, next, max_register_block(), rng) && keeps_block_bound(*this, next, out)) return next;
   }
   if (std::bernoulli_distribution(kUnrollReductionProbability)(rng)) {
     Candidate next = out;

@@ -32,17 +32,23 @@ class SearchSpace {
   /**
    * Elements of the largest register block of c: over each multi-level tiled
    * stage, the product of its spatial axes' innermost (S3) tile lengths.
-   * sample(), mutate() and crossover() keep it <= kMaxRegisterBlock.
+   * sample(), mutate() and crossover() keep it <= max_register_block().
    */
   int64_t register_block(const Candidate &c) const;
   /**
-   * 384 fp32 elements = 24 AVX-512 registers of accumulators, leaving 8 of the
-   * 32 for operands. A bigger block spills (measured: GEMM 1024 with a 16x32
-   * block ran at about half the speed of 8x32), so such candidates only cost
-   * trials; Ansor bounds the innermost split factor for the same reason
-   * (max_innermost_split_factor, 64 by default).
+   * The largest register block, in fp32 elements, on the task's target:
+   * accumulators in three quarters of its vector registers, the rest left for
+   * operands. AVX-512: 24 of 32 registers x 16 lanes = 384; AVX2: 12 of 16 x
+   * 8 = 96 (BLIS's Haswell sgemm block, 6 x 16; Low et al., TOMS 2016,
+   * section 3); a GPU target: 384. A bigger block spills (measured: GEMM 1024
+   * with a 16x32 block ran at about half the speed of 8x32 on AVX-512, and
+   * AVX-512's 6x64 block at a fifth of the tuned speed on AVX2), so such
+   * candidates only cost trials; Ansor bounds the innermost split factor for
+   * the same reason (max_innermost_split_factor, 64 by default).
    */
-  static constexpr int64_t kMaxRegisterBlock = 384;
+  int64_t max_register_block() const;
+  /** fp32 lanes of one vector register of the task's target (Target::vector_lanes; 16 for a GPU target). */
+  int64_t vector_lanes() const;
   /**
    * The structural class of c (policy::Space::family), e.g. "0:8x32x|C.at_level=1":
    * its sketch, the innermost (S3) tile lengths of its spatial axes, and its
@@ -56,8 +62,8 @@ class SearchSpace {
    * Candidates from an analytical model of GEMM blocking (Low et al., "Analytical
    * Modeling Is Enough for High-Performance BLIS", ACM TOMS 43(2), 2016): for a
    * stage with a row axis, a vector (column) axis, one reduce axis and a packable
-   * input, register blocks that fill kMaxRegisterBlock (6 rows x 64 columns,
-   * 12 x 32) with the reduction unrolled by 4, all rows in one outer tile, and
+   * input, register blocks that fill max_register_block() (AVX-512: 6 rows x
+   * 64 columns, 12 x 32; AVX2: 3 x 32, 6 x 16) with the reduction unrolled by 4, all rows in one outer tile, and
    * parallel tasks of 1 or 2 block widths of columns over panels packed at root.
    * Valid candidates of this space, not measured; empty for other tasks
    * (analytical_seeds.cc). A policy measures them first and evolves from them.
@@ -70,7 +76,7 @@ class SearchSpace {
    * compute location), or reshapes a register block: a prime factor moves
    * from one spatial axis' innermost tile level to another's, the block's size
    * and each axis' S2 x S3 tile kept (4x64 -> 8x32), or fills the registers:
-   * 3, 6 or 12 rows, as many as fit kMaxRegisterBlock (4x64 -> 6x64, 8x32 ->
+   * 3, 6 or 12 rows, as many as fit max_register_block() (AVX-512: 4x64 -> 6x64, 8x32 ->
    * 12x32), the S2 x S3 span kept as near as the waste rule allows.
    */
   Candidate mutate(const Candidate &c, std::mt19937_64 &rng) const;

@@ -187,7 +187,7 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // r
 std::vector<int64_t> sample_tile(const TileSpec &t, std::mt19937_64 &rng);
 /**
  * Register-block heights that are not powers of two: 6 rows x 64 columns or
- * 12 x 32 fill the 24 accumulator registers of kMaxRegisterBlock, which no
+ * 12 x 32 fill the 24 accumulator registers of AVX-512 (max_register_block), which no
  * power of two does (4 x 64 and 8 x 32 use 16). Measured by hand on GEMM 1024
  * (2-core Xeon, AVX-512, 1 thread, 3 interleaved runs): 6x64 at 180-188
  * GFLOP/s against 174-183 for 4x64 and 166-178 for 8x32.
@@ -356,6 +356,8 @@ int64_t leaf_extent(const Schedule &sch, const std::string &stage, const std::st
 
 struct SearchSpace::Impl {
   Task task;
+  int64_t max_register_block = 384;  // SearchSpace::max_register_block()
+  int64_t vector_lanes = 16;         // SearchSpace::vector_lanes()
   ss::Graph graph;
   std::vector<ss::Sketch> sketches;
 };

@@ -21,6 +21,13 @@ namespace tetune {
 namespace autotune {
 namespace {
 
+// Register-block shapes depend on the target (SearchSpace::max_register_block):
+// tests of AVX-512's shapes name an AVX-512 target, whatever CPU runs them
+// (they build schedules, never kernels, on it).
+const Target kAvx512{"x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake"};
+const Target kAvx2{"x86-64-linux-avx-avx2-f16c-fma-sse41"};
+Task avx512_task(const std::string &name, const std::vector<Tensor> &outputs) { return make_task(name, outputs, kAvx512); }
+
 std::vector<Tensor> gemm(int M, int N, int K) {
   Tensor A = placeholder({M, K}, float32(), "A");
   Tensor B = placeholder({K, N}, float32(), "B");
@@ -284,7 +291,8 @@ TEST(SearchSpace, ElementwiseChainLegal) {
   ch.run(kSamples, kMutations, kCrossovers, 6);
 }
 
-// Every cache_read (packing) choice of the tiled GEMM sketches, on even and odd shapes.
+// Every cache_read (packing) choice of the tiled GEMM sketches, on even and odd shapes,
+// computes the reference's values (on 64x48x40, a copy in a guarded tail tile did not).
 TEST(SearchSpace, GemmCacheReadLegal) {
   for (auto shape : std::vector<std::vector<int>>{{64, 48, 40}, {37, 29, 45}, {32, 64, 256}}) {
     Checker ch(make_task("gemm_cr", gemm(shape[0], shape[1], shape[2])));
@@ -306,10 +314,16 @@ TEST(SearchSpace, GemmCacheReadLegal) {
       ch.check(c, "cache_read");
       if (::testing::Test::HasFailure()) return;
     }
-    EXPECT_GT(packed, 18) << "shape " << shape[0] << "x" << shape[1] << "x" << shape[2];
-    // 29 columns (prime) cannot be cut into panels; the other shapes can.
-    if (shape[1] == 29) EXPECT_EQ(panels, 0);
-    else EXPECT_GT(panels, 5);
+    // 29 columns (prime) cannot be cut into panels, nor into tiles of whole
+    // vectors without a guarded tail, where a copy of B is wrong in Halide 14
+    // (rule_multi_level_tiling.cc, last_axis_tiles_divide): no copy at all.
+    // The other shapes get both kinds.
+    if (shape[1] == 29) {
+      EXPECT_EQ(packed, 0);
+    } else {
+      EXPECT_GT(packed, 18) << "shape " << shape[0] << "x" << shape[1] << "x" << shape[2];
+      EXPECT_GT(panels, 5);
+    }
   }
 }
 
@@ -420,10 +434,10 @@ TEST(SearchSpace, GemmDiversityAndDeterminism) {
 }
 
 // Samples, mutants and children of GEMM 1024 never hold a register block
-// over SearchSpace::kMaxRegisterBlock elements, and blocks of every size up
+// over sp.max_register_block() elements, and blocks of every size up
 // to it are still drawn.
 TEST(SearchSpace, RegisterBlockBounded) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(3);
   std::set<int64_t> sizes;
   Candidate prev = sp.sample(rng);
@@ -432,7 +446,7 @@ TEST(SearchSpace, RegisterBlockBounded) {
     Candidate m = sp.mutate(c, rng);
     Candidate x = sp.crossover(c, prev, rng);
     for (const Candidate *k : {&c, &m, &x}) {
-      EXPECT_LE(sp.register_block(*k), SearchSpace::kMaxRegisterBlock) << k->key();
+      EXPECT_LE(sp.register_block(*k), sp.max_register_block()) << k->key();
       sizes.insert(sp.register_block(*k));
     }
     prev = c;
@@ -449,7 +463,7 @@ TEST(SearchSpace, RegisterBlockBounded) {
     Candidate c = sp.sample(rng);
     for (auto &[name, v] : c.params)
       if (name.find(".tile.i.3") != std::string::npos) v *= 32;  // a 32x taller block
-    over += sp.register_block(c) > SearchSpace::kMaxRegisterBlock;
+    over += sp.register_block(c) > sp.max_register_block();
   }
   EXPECT_GT(over, 200);
 }
@@ -460,7 +474,7 @@ TEST(SearchSpace, RegisterBlockBounded) {
 // larger than the extent only as the one tile of all rows, kOneTileProbability),
 // and such candidates compute the reference's values (here on 64 rows: 64 % 6 != 0).
 TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(5);
   int rows6 = 0, full = 0, one_tile = 0;
   for (int i = 0; i < 800; i++) {
@@ -476,7 +490,7 @@ TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
       one_tile++;
     }
     rows6 += r == 6;
-    full += sp.register_block(c) == SearchSpace::kMaxRegisterBlock;
+    full += sp.register_block(c) == sp.max_register_block();
   }
   EXPECT_GT(rows6, 20);
   EXPECT_GT(full, 10) << "6x64 and 12x32 blocks (384 elements) are drawn";
@@ -510,7 +524,7 @@ TEST(SearchSpace, RegisterRowsNotDividingTheExtent) {
 // 4x64 block sweeping all 1024 rows ({256, 1, 4}) becomes 6x64 over all rows
 // ({171, 1, 6}), not a 6x64 block with the rows split into tiles.
 TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(11);
   Candidate c = sp.sample(rng);
   for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"i", {256, 1, 4}}, {"j", {2, 1, 64}}})
@@ -533,14 +547,14 @@ TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
 // GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
 // (Convolutions: AnalyticalSeedsForConv.)
 TEST(SearchSpace, AnalyticalSeedsForGemm) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::vector<Candidate> seeds = sp.seeds();
   ASSERT_GE(seeds.size(), 4u);
   std::set<std::string> keys;
   for (const Candidate &c : seeds) {
     SCOPED_TRACE(c.key());
     keys.insert(c.key());
-    EXPECT_EQ(sp.register_block(c), SearchSpace::kMaxRegisterBlock);
+    EXPECT_EQ(sp.register_block(c), sp.max_register_block());
     int64_t cols = c.params.at("C.tile.j.3"), rows = c.params.at("C.tile.i.3");
     EXPECT_TRUE((rows == 6 && cols == 64) || (rows == 12 && cols == 32));
     EXPECT_EQ(c.params.at("C.tile.i.1"), (1024 + rows - 1) / rows);
@@ -556,6 +570,31 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
   EXPECT_FALSE(small.empty());
   for (const Candidate &c : small) ch.check(c, "seed");
 
+}
+
+// On AVX2 (16 registers of 8 lanes) the block is 12 accumulator registers,
+// 96 elements: the 6-row block first, 6 x 16 (BLIS's Haswell sgemm block),
+// then 3 x 32; AVX-512's 6 x 64 would need 48 registers and spill.
+TEST(SearchSpace, AnalyticalSeedsForGemmOnAvx2) {
+  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024), kAvx2));
+  EXPECT_EQ(sp.vector_lanes(), 8);
+  EXPECT_EQ(sp.max_register_block(), 96);
+  SearchSpace wide(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
+  EXPECT_EQ(wide.vector_lanes(), 16);
+  EXPECT_EQ(wide.max_register_block(), 384);
+  std::vector<Candidate> seeds = sp.seeds();
+  ASSERT_GE(seeds.size(), 2u);
+  EXPECT_EQ(seeds.front().params.at("C.tile.i.3"), 6) << seeds.front().key();
+  EXPECT_EQ(seeds.front().params.at("C.tile.j.3"), 16) << seeds.front().key();
+  std::set<int64_t> cols;
+  for (const Candidate &c : seeds) {
+    if (!c.params.count("C.cache_read") || c.params.at("C.cache_read") != 3) continue;
+    EXPECT_EQ(sp.register_block(c), 96) << c.key();
+    cols.insert(c.params.at("C.tile.j.3"));
+  }
+  EXPECT_EQ(cols, (std::set<int64_t>{16, 32}));
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200; i++) EXPECT_LE(sp.register_block(sp.mutate(sp.sample(rng), rng)), 96);
 }
 
 // Convolutions get direct-convolution seeds (output-channel vectors x a block
@@ -584,7 +623,7 @@ TEST(SearchSpace, AnalyticalSeedsForConv) {
     EXPECT_EQ(channel_vectorized(seeds.front()), k.channel_vector && !short_reduction) << seeds.front().key();
     for (size_t i = 1; i < seeds.size(); i++) EXPECT_EQ(channel_vectorized(seeds[i]), k.channel_vector) << seeds[i].key();
     for (const Candidate &c : seeds) {
-      EXPECT_LE(ch.space.register_block(c), SearchSpace::kMaxRegisterBlock);
+      EXPECT_LE(ch.space.register_block(c), ch.space.max_register_block());
       ch.check(c, "seed");
       if (::testing::Test::HasFailure()) return;
     }
@@ -617,21 +656,28 @@ TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
   for (const Candidate &c : seeds) ch.check(c, "seed");
 }
 
-// A reduction over blocked channels (the blocked conv, the Winograd GEMM) gets
-// a spatial-vector seed of 14 rows of 16-lane blocks (224 accumulator lanes);
-// other reductions at most 8 vectors in that model (a batched matmul with the
-// same 16-wide weight blocks, an NCHW conv).
+// On AVX-512, a reduction over blocked channels (the blocked conv, the
+// Winograd GEMM) gets a spatial-vector seed of 14 rows of 16-lane blocks (224
+// accumulator lanes); other reductions at most 8 vectors in that model (a
+// batched matmul with the same 16-wide weight blocks, an NCHW conv). On AVX2
+// no seed block exceeds its 96 lanes (12 of 16 registers).
 TEST(SearchSpace, BlockedChannelSeedHoldsFourteenVectors) {
-  auto blocks = [](const std::string &op, const std::vector<int64_t> &shape) {
-    Checker ch(make_task(op, ops::build_op(op, shape).outputs));
+  auto blocks = [](const std::string &op, const std::vector<int64_t> &shape, const Target &target) {
+    SearchSpace sp(make_task(op, ops::build_op(op, shape).outputs, target));
     std::set<int64_t> out;
-    for (const Candidate &c : ch.space.seeds()) out.insert(ch.space.register_block(c));
+    for (const Candidate &c : sp.seeds()) out.insert(sp.register_block(c));
     return out;
   };
-  EXPECT_TRUE(blocks("conv2d_nchwc", {1, 32, 14, 14, 32, 3, 3, 16, 16, 1, 1}).count(224));
-  EXPECT_TRUE(blocks("winograd_gemm_nchwc", {16, 32, 28, 32, 16, 16}).count(224));
-  EXPECT_FALSE(blocks("batch_matmul", {16, 28, 16, 16}).count(224));
-  EXPECT_FALSE(blocks("conv2d", {1, 16, 14, 14, 32, 3, 3, 1, 1}).count(224));
+  EXPECT_TRUE(blocks("conv2d_nchwc", {1, 32, 14, 14, 32, 3, 3, 16, 16, 1, 1}, kAvx512).count(224));
+  EXPECT_TRUE(blocks("winograd_gemm_nchwc", {16, 32, 28, 32, 16, 16}, kAvx512).count(224));
+  EXPECT_FALSE(blocks("batch_matmul", {16, 28, 16, 16}, kAvx512).count(224));
+  EXPECT_FALSE(blocks("conv2d", {1, 16, 14, 14, 32, 3, 3, 1, 1}, kAvx512).count(224));
+  for (const auto &[op, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"conv2d_nchwc", {1, 32, 14, 14, 32, 3, 3, 8, 8, 1, 1}}, {"conv2d", {1, 16, 14, 14, 32, 3, 3, 1, 1}}}) {
+    std::set<int64_t> b = blocks(op, shape, kAvx2);
+    EXPECT_FALSE(b.empty()) << op << " has seeds on AVX2";
+    if (!b.empty()) EXPECT_LE(*b.rbegin(), 96) << op;
+  }
 }
 
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
@@ -755,7 +801,7 @@ TEST(SearchSpace, MutationReshapesRegisterBlock) {
 // kept, and the outer tiles waste fewer than 6 rows each. Such children are
 // correct kernels (checked on GEMM 64x64x32).
 TEST(SearchSpace, MutationFillsTheRegisters) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(9);
   Candidate c = sp.sample(rng);
   for (auto [axis, l] : std::map<std::string, std::vector<int64_t>>{{"i", {2, 8, 4}}, {"j", {1, 2, 64}}})
@@ -767,7 +813,7 @@ TEST(SearchSpace, MutationFillsTheRegisters) {
     filled++;
     EXPECT_EQ(m.params.at("C.tile.i.1"), 2) << m.key();
     EXPECT_EQ(m.params.at("C.tile.i.2"), 6) << "ceil(32 / 6) blocks keep the 32-row span: " << m.key();
-    EXPECT_EQ(sp.register_block(m), SearchSpace::kMaxRegisterBlock) << m.key();
+    EXPECT_EQ(sp.register_block(m), sp.max_register_block()) << m.key();
     int64_t tile = 2 * 6 * 6, tiles = (1024 + tile - 1) / tile;
     EXPECT_LT(tiles * tile - 1024, tiles * 6) << m.key();
   }
@@ -792,7 +838,7 @@ TEST(SearchSpace, MutationFillsTheRegisters) {
 // lanes it holds (32 x 4 columns: 3 rows, not the 12 that its drawn length 2
 // would allow), so the filled block stays within the bound.
 TEST(SearchSpace, MutationFillsAChannelVectorBlock) {
-  SearchSpace sp(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  SearchSpace sp(avx512_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
   std::mt19937_64 rng(4);
   Candidate c = sp.sample(rng);
   for (int t = 0; t < 200 && !c.params.count("conv.vec_channel"); t++) c = sp.sample(rng);
@@ -808,7 +854,7 @@ TEST(SearchSpace, MutationFillsAChannelVectorBlock) {
     filled++;
     EXPECT_EQ(m.params.at("conv.tile.oh.3"), 3) << m.key();
     EXPECT_EQ(m.params.at("conv.tile.oh.2"), 3) << "ceil(8 / 3) blocks keep the 8-row span: " << m.key();
-    EXPECT_EQ(sp.register_block(m), SearchSpace::kMaxRegisterBlock) << m.key();
+    EXPECT_EQ(sp.register_block(m), sp.max_register_block()) << m.key();
   }
   EXPECT_GT(filled, 15);
 }
@@ -848,7 +894,7 @@ TEST(SearchSpace, TailedRowLoopRunsInParallel) {
 // The family of a candidate is its sketch, register block shape and
 // accumulator level; outer tile sizes and annotations do not change it.
 TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
-  SearchSpace sp(make_task("gemm1024", gemm(1024, 1024, 1024)));
+  SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
   std::mt19937_64 rng(7);
   Candidate c = sp.sample(rng);
   for (int t = 0; t < 200 && !c.params.count("C.at_level"); t++) c = sp.sample(rng);
@@ -867,12 +913,12 @@ TEST(SearchSpace, FamilyIsSketchBlockAndAccumulatorLevel) {
 // (channel_vectors of its tile parameter): the register block bound and the
 // family count those.
 TEST(SearchSpace, ChannelVectorBlockCountsWholeVectors) {
-  SearchSpace sp(make_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
+  SearchSpace sp(avx512_task("conv_vc", conv_bias_relu(1, 16, 28, 28, 64, 3, 1, 1)));
   std::mt19937_64 rng(11);
   int channel = 0;
   for (int i = 0; i < 300; i++) {
     Candidate c = i % 2 ? sp.sample(rng) : sp.mutate(sp.sample(rng), rng);
-    EXPECT_LE(sp.register_block(c), SearchSpace::kMaxRegisterBlock) << c.key();
+    EXPECT_LE(sp.register_block(c), sp.max_register_block()) << c.key();
     auto vc = c.params.find("conv.vec_channel");
     if (vc == c.params.end() || vc->second != 1) continue;
     channel++;
