@@ -95,17 +95,15 @@ bool has_avx512(const Halide::Target &t) {
 }
 }  // namespace
 
-int Target::vector_lanes() const {
+Target::VectorUnit Target::vector_unit() const {
   Halide::Target t = to_halide_target(*this);
-  if (t.has_gpu_feature()) return 0;
-  if (has_avx512(t)) return 16;
-  return t.has_feature(Halide::Target::AVX) ? 8 : 4;
-}
-
-int Target::vector_registers() const {
-  Halide::Target t = to_halide_target(*this);
-  if (t.has_gpu_feature()) return 0;
-  return has_avx512(t) ? 32 : 16;
+  VectorUnit v;
+  if (t.has_gpu_feature()) return v;
+  const bool avx512 = has_avx512(t);
+  v.lanes = avx512 ? 16 : t.has_feature(Halide::Target::AVX) || t.has_feature(Halide::Target::AVX2) ? 8 : 4;
+  v.registers = avx512 ? 32 : 16;
+  v.fma = t.has_feature(Halide::Target::FMA) || avx512;
+  return v;
 }
 
 void set_num_threads(int n) {

@@ -29,10 +29,13 @@ struct Target {
   bool is_gpu() const;
   /** The Halide target string this resolves to. */
   std::string halide_string() const;
-  /** fp32 lanes of the CPU's widest vector: 16 with AVX-512, 8 with AVX / AVX2, else 4 (SSE); 0 for a GPU target. */
-  int vector_lanes() const;
-  /** Vector registers of that width: 32 with AVX-512, else 16; 0 for a GPU target. */
-  int vector_registers() const;
+  /** The CPU's widest vector unit (resolves the target once); all zero / false for a GPU target. */
+  struct VectorUnit {
+    int lanes = 0;      // fp32 lanes: 16 with AVX-512, 8 with AVX / AVX2, else 4 (SSE)
+    int registers = 0;  // vector registers of that width: 32 with AVX-512, else 16
+    bool fma = false;   // fused multiply-add (FMA3: AVX2-class and later)
+  };
+  VectorUnit vector_unit() const;
 };
 
 /**

@@ -65,6 +65,12 @@ NDArray pack_input(const NDArray &source, const PrepackedInput &p) {
   NDArray out(p.packed_shape, source.dtype());
   const char *src = static_cast<const char *>(source.raw());
   char *dst = static_cast<char *>(out.raw());
+  if (inner == 1) {  // each panel row is a contiguous run of f elements (a GEMM's B packed along N)
+    for (int64_t o = 0; o < panels; o++)
+      for (int64_t a = 0; a < outer; a++)
+        std::memcpy(dst + (o * outer + a) * f * elem, src + (a * sh[p.axis] + o * f) * elem, f * elem);
+    return out;
+  }
   for (int64_t o = 0; o < panels; o++)
     for (int64_t a = 0; a < outer; a++)
       for (int64_t b = 0; b < inner; b++)

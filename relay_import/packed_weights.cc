@@ -7,6 +7,11 @@
 namespace tetune {
 namespace relay {
 
+std::vector<PrepackedInput> weights_to_prepack(const Schedule &s, const Task &task, bool prepack) {
+  if (!prepack) return {};
+  return prepackable_inputs(s, task.constant_inputs);
+}
+
 void WeightPacker::bind(FusedGroup &grp, const std::vector<PrepackedInput> &prepacked) {
   for (const auto &p : prepacked) {
     int v = grp.input_values.at(p.input);

@@ -15,6 +15,14 @@
 namespace tetune {
 namespace relay {
 
+/**
+ * The constant inputs of task that a kernel built from s reads packed
+ * (prepackable_inputs of task.constant_inputs) when `prepack` is set (the
+ * CompileOptions::prepack_weights of the executor and the exporter); none
+ * otherwise.
+ */
+std::vector<PrepackedInput> weights_to_prepack(const Schedule &s, const Task &task, bool prepack);
+
 class WeightPacker {
  public:
   explicit WeightPacker(Graph &g) : g_(g) {}

@@ -217,9 +217,10 @@ bool unroll_some_reduction(const Sketch &s, Candidate &c, std::mt19937_64 &rng) 
 SearchSpace::SearchSpace(const Task &task) : impl_(std::make_unique<Impl>()) {
   impl_->task = task;
   if (task.outputs.empty()) throw Error("search space: task '" + task.name + "' has no outputs");
-  if (task.target.vector_lanes() > 0) {  // a CPU target
-    impl_->vector_lanes = task.target.vector_lanes();
-    impl_->max_register_block = task.target.vector_registers() * 3 / 4 * impl_->vector_lanes;
+  const Target::VectorUnit unit = task.target.vector_unit();
+  if (unit.lanes > 0) {  // a CPU target
+    impl_->vector_lanes = unit.lanes;
+    impl_->max_register_block = unit.registers * 3 / 4 * unit.lanes;
   }
   impl_->graph = analyze(task.outputs);
   impl_->graph.threads = task.threads;

@@ -173,8 +173,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     if (it == chosen.end()) {
       try {
         ScheduleChoice c = choose_schedule(grp.task, o.compile);
-        std::vector<PrepackedInput> pre;
-        if (o.compile.prepack_weights) pre = prepackable_inputs(c.schedule, grp.task.constant_inputs);
+        std::vector<PrepackedInput> pre = weights_to_prepack(c.schedule, grp.task, o.compile.prepack_weights);
         it = chosen.emplace(grp.task.workload_key, Chosen{std::move(c), std::move(pre)}).first;
       } catch (const Error &e) {
         throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());

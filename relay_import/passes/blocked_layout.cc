@@ -321,11 +321,8 @@ bool Rewriter::move_concat(int id) {
 }  // namespace
 
 int channel_block(const Target &target) {
-  if (target.is_gpu()) return 0;
-  const std::string t = target.halide_string();
-  if (t.find("avx512") != std::string::npos) return 16;
-  if (t.find("avx2") != std::string::npos) return 8;
-  return 0;
+  const Target::VectorUnit unit = target.vector_unit();
+  return unit.fma && unit.lanes >= 8 ? unit.lanes : 0;
 }
 
 BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {

@@ -41,9 +41,10 @@ struct BlockedLayoutStats {
 };
 
 /**
- * The channel block for float32 on target: 16 with AVX-512, 8 with AVX2, 0
- * (no blocked layout) on GPU targets and other CPUs. A property of the vector
- * width: one block is one vector register of fp32 lanes.
+ * The channel block for float32 on target: Target::vector_unit()'s lanes (16
+ * with AVX-512, 8 with AVX2) where the CPU has FMA; 0 (no blocked layout) on
+ * GPU targets and on CPUs without it (SSE, plain AVX). One block is one
+ * vector register of fp32 lanes.
  */
 int channel_block(const Target &target);
 

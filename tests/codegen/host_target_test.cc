@@ -33,5 +33,25 @@ TEST(HostTarget, JitBuildForAnExtensionThisCpuLacksIsRefused) {
   }
 }
 
+// The register file the search space sizes register blocks by, read from
+// the target's features (not its name).
+TEST(HostTarget, VectorUnitFollowsTheFeatures) {
+  const Target::VectorUnit avx512 = Target{"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"}.vector_unit();
+  EXPECT_EQ(avx512.lanes, 16);
+  EXPECT_EQ(avx512.registers, 32);
+  EXPECT_TRUE(avx512.fma);
+  const Target::VectorUnit avx2 = Target{"x86-64-linux-avx2-fma-f16c-sse41"}.vector_unit();
+  EXPECT_EQ(avx2.lanes, 8);
+  EXPECT_EQ(avx2.registers, 16);
+  EXPECT_TRUE(avx2.fma);
+  const Target::VectorUnit avx = Target{"x86-64-linux-avx-sse41"}.vector_unit();
+  EXPECT_EQ(avx.lanes, 8);
+  EXPECT_FALSE(avx.fma);
+  EXPECT_EQ(Target{"x86-64-linux-sse41"}.vector_unit().lanes, 4);
+  const Target::VectorUnit host = Target{"host"}.vector_unit();
+  EXPECT_GE(host.lanes, 4);
+  EXPECT_GE(host.registers, 16);
+}
+
 }  // namespace
 }  // namespace tetune

@@ -37,6 +37,22 @@ TEST(Prepack, PackInputMovesEveryElementToItsPanel) {
   EXPECT_THROW(pack_input(src, p), ShapeError);
 }
 
+// The last axis packed (inner 1: a GEMM's B along N) is copied in runs of a
+// whole panel row; every element must still land where the general case puts it.
+TEST(Prepack, PackInputAlongTheLastAxis) {
+  NDArray src = NDArray::random({5, 12}, float32(), 11);
+  PrepackedInput p;
+  p.stage = "B.cache";
+  p.axis = 1;
+  p.factor = 4;
+  p.source_shape = {5, 12};
+  p.packed_shape = {3, 5, 4};
+  NDArray got = pack_input(src, p);
+  ASSERT_EQ(got.shape(), p.packed_shape);
+  for (int a = 0; a < 5; a++)
+    for (int e = 0; e < 12; e++) EXPECT_EQ(got.get((e / 4 * 5 + a) * 4 + e % 4), src.get(a * 12 + e)) << a << " " << e;
+}
+
 TEST(Prepack, GemmWithPanelsAtRootRunsOnThePackedWeight) {
   testing::RefCase c = testing::gemm_case(24, 48, 16);  // B is [16, 48]
   Schedule s({c.output});

@@ -94,6 +94,7 @@ TEST(BlockedLayout, ChannelBlockFollowsTheVectorWidth) {
   EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-avx2-fma-f16c-sse41"}), 8);
   EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-avx512_skylake-avx2-fma-f16c-sse41-avx-avx512"}), 16);
   EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-sse41"}), 0);
+  EXPECT_EQ(relay::channel_block(Target{"x86-64-linux-avx-sse41"}), 0);  // 8 lanes, but no FMA
   EXPECT_EQ(relay::channel_block(Target{"cuda"}), 0);
 }
 
