@@ -1,6 +1,8 @@
 // Analysis of the compute DAG for the sketch rules, and integer helpers.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "autotune/search_space/search_space_internal.h"
 #include "base/errors.h"
@@ -223,6 +225,41 @@ bool reduces_blocked_channels(const StageInfo &st) {
     if (plain && n->args.back()->var.get() == lanes_out && reduce_block(n->args[n->args.size() - 2])) return true;
   }
   return false;
+}
+
+int blocked_output_channel_axis(const StageInfo &st) {
+  if (!reduces_blocked_channels(st)) return -1;
+  const auto &axes = st.tensor->axes;
+  std::map<const TensorNode *, int> count;
+  for (const ExprNode *n : body_accesses(st, count)) {
+    const TensorNode *t = n->tensor.get();
+    if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4 ||
+        n->args.back()->kind != ExprKind::Var || n->args.back()->var.get() != axes.back().var.get())
+      continue;
+    for (size_t d = 0; d + 1 < n->args.size(); d++)
+      for (size_t i = 0; i + 1 < axes.size(); i++)
+        if (n->args[d]->kind == ExprKind::Var && n->args[d]->var.get() == axes[i].var.get()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int64_t window_taps(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute) return 1;
+  auto uses = [](const Expr &x, const VarNode *v) {
+    return any_of(x, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == v; });
+  };
+  std::set<const VarNode *> taps;
+  std::map<const TensorNode *, int> count;
+  for (const ExprNode *n : body_accesses(st, count))
+    for (const auto &a : n->args)
+      for (const auto &r : st.reduce_axes)
+        if (uses(a, r.var.get()) &&
+            std::any_of(st.tensor->axes.begin(), st.tensor->axes.end(), [&](const IterVar &x) { return uses(a, x.var.get()); }))
+          taps.insert(r.var.get());
+  int64_t n = 1;
+  for (const auto &r : st.reduce_axes)
+    if (taps.count(r.var.get())) n *= r.extent;
+  return n;
 }
 
 int64_t reduce_extent(const StageInfo &st) {

@@ -196,6 +196,14 @@ constexpr int64_t kWeightChannels = 8;
 constexpr int64_t kShortReduce = 32;
 /** A one-row product with a reduction this long streams its weight (the GEMV seed). */
 constexpr int64_t kGemvReduce = 64;
+// The 4-level tile of spatial axis `axis` (a position in st.spatial_axes) of st, or null.
+const TileSpec *stage_tile(const Sketch &s, const StageInfo &st, int axis) {
+  if (axis < 0) return nullptr;
+  for (const auto &t : s.tiles)
+    if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[axis]) return &t;
+  return nullptr;
+}
+
 int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
   const ss::ChannelVector w = ss::weight_input(st);
   if (!w.found()) return 1;
@@ -205,13 +213,35 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
   int64_t largest = 1;
   for (const auto &r : st.reduce_axes) largest = std::max(largest, r.extent);
   if (ss::reduce_extent(st) / largest > 1 && ss::reduce_extent(st) > kShortReduce) return 1;
-  for (const auto &t : s.tiles)
-    if (t.stage == st.name && t.levels == 4 && t.axis == st.spatial_axes[w.axis] && &t != rows) {
-      const int64_t n = divisor_upto(t.extent, kWeightChannels);
-      ss::set_tile(c, t, {1, 1, n});
-      return n;
-    }
-  return 1;
+  const TileSpec *t = stage_tile(s, st, w.axis);
+  if (!t || t == rows) return 1;
+  const int64_t n = divisor_upto(t->extent, kWeightChannels);
+  ss::set_tile(c, *t, {1, 1, n});
+  return n;
+}
+
+// A 1x1 blocked conv's register block (the Winograd GEMM's too): `chans`
+// output-channel blocks x `rows` columns of the image, each accumulator one
+// vector. Each broadcast input is shared by the chans blocks and each weight
+// vector by the rows, so of the blocks that fill the most of `accumulators`
+// (rows dividing their extent), the one with the fewest loads per FMA,
+// 1 / chans + 1 / rows, is taken: AVX2's 12 give 2 x 4 (1.4-1.6x faster
+// than 1 x 8 on ResNet-50's 1x1 convs, bench/RESULTS.md), AVX-512's 14 give
+// 2 x 7. As onnxruntime's MLAS NCHWc kernels block filters (up to 4) x outputs.
+struct PointwiseBlock {
+  int64_t chans = 1, rows = 1;
+};
+PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t accumulators) {
+  PointwiseBlock best;
+  double best_loads = 2;
+  for (int64_t chans : {1, 2, 4}) {
+    if (chan_extent % chans != 0 || chans > accumulators) continue;
+    const int64_t rows = divisor_upto(row_extent, accumulators / chans);
+    const double loads = 1.0 / chans + 1.0 / rows;
+    const int64_t useful = chans * rows, best_useful = best.chans * best.rows;
+    if (useful > best_useful || (useful == best_useful && loads < best_loads)) best = {chans, rows}, best_loads = loads;
+  }
+  return best;
 }
 
 // Vectors of columns side by side in a spatial-vector block of `others`
@@ -374,15 +404,23 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t width = vector_width(cols->extent, ss::kMaxVector);
         // A conv's output channels share each input load (a 1x1 conv of 24
         // or 40 channels): a few of them in registers, as the GEMM's rows.
-        const int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
-        // Accumulators: 8 full vector registers; a blocked conv's columns of
-        // 16-lane blocks 14, of the 32 AVX-512 registers, so that 2 FMA ports
+        int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
+        // Accumulators: 8 full vector registers; a blocked conv's, in blocks
+        // of one vector, 14 of the 32 AVX-512 registers, so that 2 FMA ports
         // of latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50
         // and PP-OCR shapes, bench/RESULTS.md); never more than the target's
-        // register block.
-        const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == ss::kMaxVector;
+        // register block (12 of AVX2's 16).
+        const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == vector_lanes();
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
-        const int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
+        int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
+        const TileSpec *out_chans = blocked_conv && ss::window_taps(impl_->graph.stage(S)) == 1
+                                        ? stage_tile(s, impl_->graph.stage(S), ss::blocked_output_channel_axis(impl_->graph.stage(S)))
+                                        : nullptr;
+        if (rows && out_chans && out_chans != rows) {
+          const PointwiseBlock b = pointwise_block(out_chans->extent, rows->extent, lanes / width);
+          ss::set_tile(c, *out_chans, {1, 1, b.chans});
+          chans = b.chans, row_block = b.rows;
+        }
         if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
         // A task's column vectors: an equal share, rounded up where that still
@@ -407,9 +445,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // outer channel block: kReduceUnroll's splits interleaved the blocks,
           // and a 3x3 conv of 512 channels at 7x7 ran 1.7x slower in a model,
           // whose weights come from DRAM, than alone.
+          // Where output-channel blocks share the register block, the
+          // input-channel block goes outside them instead, so that each
+          // broadcast input serves all of them.
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
           for (const auto &t : s.tiles)
-            if (t.stage == S && t.levels == 2) ss::set_tile(c, t, {t.extent <= ss::kMaxVector ? t.extent : 1});
+            if (t.stage == S && t.levels == 2)
+              ss::set_tile(c, t, {t.extent <= ss::kMaxVector && chans == 1 ? t.extent : 1});
         } else {
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
           set_reduce_tiles(s, S, c, kReduceUnroll);

@@ -64,6 +64,18 @@ std::string packable_input(const StageInfo &st);
  * blocked conv (conv2d_nchwc) and the Winograd GEMM; not a GEMM or an NCHW conv.
  */
 bool reduces_blocked_channels(const StageInfo &st);
+/**
+ * Of a stage that reduces_blocked_channels: the position among its spatial
+ * axes of the outer output-channel axis (k of y[n, k, h, w, kb], which indexes
+ * the weight beside the lanes); -1 when st is no such stage.
+ */
+int blocked_output_channel_axis(const StageInfo &st);
+/**
+ * The taps of st's kernel window: the product of the extents of the reduce
+ * axes that index an input together with an output axis (ry, rx of x[.., h + ry,
+ * w + rx]); 1 for a 1x1 conv, a GEMM, a channel reduction.
+ */
+int64_t window_taps(const StageInfo &st);
 /** The input a channel-vectorized tiling packs (see channel_vector_input). */
 struct ChannelVector {
   std::string input;  // placeholder name ("" when none)

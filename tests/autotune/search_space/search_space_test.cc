@@ -680,6 +680,36 @@ TEST(SearchSpace, BlockedChannelSeedHoldsFourteenVectors) {
   }
 }
 
+// A 1x1 blocked conv's seed shares each broadcast input among output-channel
+// blocks and each weight vector among columns: of the blocks that fill the
+// most accumulators, the one with the fewest loads per FMA. On AVX2 (12
+// accumulators) 2 blocks x 4 columns, on AVX-512 (14) 2 x 7; the
+// input-channel block outside them. A 3x3 conv keeps one block (rows of the
+// window instead).
+TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
+  auto front = [](const std::vector<int64_t> &shape, const Target &target) {
+    SearchSpace sp(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, target));
+    std::vector<Candidate> seeds = sp.seeds();
+    return seeds.empty() ? Candidate{} : seeds.front();
+  };
+  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
+    for (const auto &[name, v] : c.params)
+      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
+    return -1;
+  };
+  const Candidate avx2 = front({1, 64, 28, 28, 64, 1, 1, 8, 8, 1, 0}, kAvx2);
+  EXPECT_EQ(param(avx2, ".tile.k.3"), 2) << avx2.key();
+  EXPECT_EQ(param(avx2, ".tile.w.3"), 4) << avx2.key();
+  const Candidate avx512 = front({1, 64, 28, 28, 64, 1, 1, 16, 16, 1, 0}, kAvx512);
+  EXPECT_EQ(param(avx512, ".tile.k.3"), 2) << avx512.key();
+  EXPECT_EQ(param(avx512, ".tile.w.3"), 7) << avx512.key();
+  const Candidate window = front({1, 64, 28, 28, 64, 3, 3, 8, 8, 1, 1}, kAvx2);
+  EXPECT_EQ(param(window, ".tile.k.3"), 1) << window.key();
+
+  Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 32, 14, 14, 32, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
+  for (const Candidate &c : ch.space.seeds()) ch.check(c, "seed");
+}
+
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
 // model, its spatial-vector seed puts the reduction outermost (k.1 = 1: the
 // whole of k in the outer reduce level) and a task's column vectors inside
