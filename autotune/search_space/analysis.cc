@@ -231,14 +231,24 @@ int blocked_output_channel_axis(const StageInfo &st) {
   if (!reduces_blocked_channels(st)) return -1;
   const auto &axes = st.tensor->axes;
   std::map<const TensorNode *, int> count;
-  for (const ExprNode *n : body_accesses(st, count)) {
+  const std::vector<const ExprNode *> accesses = body_accesses(st, count);
+  auto read_by_another = [&](const ExprNode *n, const VarNode *v) {  // the batch axis e of a Winograd GEMM
+    for (const ExprNode *o : accesses)
+      if (o != n)
+        for (const auto &a : o->args)
+          if (any_of(a, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == v; })) return true;
+    return false;
+  };
+  for (const ExprNode *n : accesses) {
     const TensorNode *t = n->tensor.get();
     if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4 ||
         n->args.back()->kind != ExprKind::Var || n->args.back()->var.get() != axes.back().var.get())
       continue;
     for (size_t d = 0; d + 1 < n->args.size(); d++)
       for (size_t i = 0; i + 1 < axes.size(); i++)
-        if (n->args[d]->kind == ExprKind::Var && n->args[d]->var.get() == axes[i].var.get()) return static_cast<int>(i);
+        if (n->args[d]->kind == ExprKind::Var && n->args[d]->var.get() == axes[i].var.get() &&
+            !read_by_another(n, axes[i].var.get()))
+          return static_cast<int>(i);
   }
   return -1;
 }

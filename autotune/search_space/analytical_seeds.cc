@@ -228,14 +228,18 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
 // 1 / chans + 1 / rows, is taken: AVX2's 12 give 2 x 4 (1.4-1.6x faster
 // than 1 x 8 on ResNet-50's 1x1 convs, bench/RESULTS.md), AVX-512's 14 give
 // 2 x 7. As onnxruntime's MLAS NCHWc kernels block filters (up to 4) x outputs.
+// The blocks' weight panels (panel_bytes each: the reduction x one vector)
+// must stay in half of L1 while the columns sweep past them: a 1x1 conv of
+// 1024 channels at 14x14 ran 1.14x slower with 4 x 2 than with 1 x 7.
+constexpr int64_t kL1Bytes = 32 * 1024;  // L1d of a core: Zen 3 and 4, Skylake; Sapphire Rapids has 48 KiB
 struct PointwiseBlock {
   int64_t chans = 1, rows = 1;
 };
-PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t accumulators) {
+PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t accumulators, int64_t panel_bytes) {
   PointwiseBlock best;
   double best_loads = 2;
   for (int64_t chans : {1, 2, 4}) {
-    if (chan_extent % chans != 0 || chans > accumulators) continue;
+    if (chan_extent % chans != 0 || chans > accumulators || (chans > 1 && chans * panel_bytes > kL1Bytes / 2)) continue;
     const int64_t rows = divisor_upto(row_extent, accumulators / chans);
     const double loads = 1.0 / chans + 1.0 / rows;
     const int64_t useful = chans * rows, best_useful = best.chans * best.rows;
@@ -417,7 +421,9 @@ std::vector<Candidate> SearchSpace::seeds() const {
                                         ? stage_tile(s, impl_->graph.stage(S), ss::blocked_output_channel_axis(impl_->graph.stage(S)))
                                         : nullptr;
         if (rows && out_chans && out_chans != rows) {
-          const PointwiseBlock b = pointwise_block(out_chans->extent, rows->extent, lanes / width);
+          const StageInfo &st = impl_->graph.stage(S);
+          const PointwiseBlock b = pointwise_block(out_chans->extent, rows->extent, lanes / width,
+                                                   ss::reduce_extent(st) * width * st.tensor.dtype().bytes());
           ss::set_tile(c, *out_chans, {1, 1, b.chans});
           chans = b.chans, row_block = b.rows;
         }

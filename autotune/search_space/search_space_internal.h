@@ -66,8 +66,9 @@ std::string packable_input(const StageInfo &st);
 bool reduces_blocked_channels(const StageInfo &st);
 /**
  * Of a stage that reduces_blocked_channels: the position among its spatial
- * axes of the outer output-channel axis (k of y[n, k, h, w, kb], which indexes
- * the weight beside the lanes); -1 when st is no such stage.
+ * axes of the outer output-channel axis: the one that indexes the weight
+ * beside the lanes and no other input (k of y[n, k, h, w, kb]; not the batch
+ * axis e of a Winograd GEMM); -1 when st is no such stage.
  */
 int blocked_output_channel_axis(const StageInfo &st);
 /**

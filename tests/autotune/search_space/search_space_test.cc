@@ -705,6 +705,14 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   EXPECT_EQ(param(avx512, ".tile.w.3"), 7) << avx512.key();
   const Candidate window = front({1, 64, 28, 28, 64, 3, 3, 8, 8, 1, 1}, kAvx2);
   EXPECT_EQ(param(window, ".tile.k.3"), 1) << window.key();
+  // Two weight panels of 1024 channels x 8 lanes (64 KiB) would not stay in L1.
+  const Candidate deep = front({1, 1024, 14, 14, 64, 1, 1, 8, 8, 1, 0}, kAvx2);
+  EXPECT_EQ(param(deep, ".tile.k.3"), 1) << deep.key();
+  // The Winograd GEMM blocks its output channels k, not the batch axis e that both inputs share.
+  SearchSpace gemm(make_task("winograd_gemm", ops::build_op("winograd_gemm_nchwc", {16, 32, 28, 32, 8, 8}).outputs, kAvx2));
+  ASSERT_FALSE(gemm.seeds().empty());
+  EXPECT_EQ(param(gemm.seeds().front(), ".tile.k.3"), 2) << gemm.seeds().front().key();
+  EXPECT_EQ(param(gemm.seeds().front(), ".tile.e.3"), 1) << gemm.seeds().front().key();
 
   Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 32, 14, 14, 32, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
   for (const Candidate &c : ch.space.seeds()) ch.check(c, "seed");
