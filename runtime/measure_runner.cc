@@ -43,6 +43,8 @@ struct Batch {
   double min_repeat_ms = 20, tolerance = 1e-3, timeout_s = 20;
   std::vector<NDArray> inputs, references;
   std::vector<std::string> kernels;
+  // kernel -> (input index -> its own array): constant weights packed for that kernel (codegen/prepack.h)
+  std::map<std::string, std::map<size_t, NDArray>> kernel_inputs;
 };
 
 Batch read_batch(const std::string &dir) {
@@ -65,6 +67,19 @@ Batch read_batch(const std::string &dir) {
     for (const auto &f : j.at("inputs")) b.inputs.push_back(read_npy_file(dir + "/" + f.get<std::string>()));
     for (const auto &f : j.at("references")) b.references.push_back(read_npy_file(dir + "/" + f.get<std::string>()));
     for (const auto &k : j.at("kernels")) b.kernels.push_back(k.get<std::string>());
+    std::map<std::string, NDArray> files;  // a packed weight shared by several kernels is read once
+    const nlohmann::json kernel_inputs = j.value("kernel_inputs", nlohmann::json::object());
+    for (const auto &[kernel, by_index] : kernel_inputs.items())
+      for (const auto &[index, file] : by_index.items()) {
+        const bool number = !index.empty() && index.find_first_not_of("0123456789") == std::string::npos;
+        const size_t i = number ? std::stoul(index) : b.inputs.size();
+        if (i >= b.inputs.size())
+          throw ParseError(path + ": kernel_inputs of " + kernel + " names input " + index + " of " +
+                           std::to_string(b.inputs.size()));
+        auto it = files.find(file.get<std::string>());
+        if (it == files.end()) it = files.emplace(file.get<std::string>(), read_npy_file(dir + "/" + file.get<std::string>())).first;
+        b.kernel_inputs[kernel].emplace(i, it->second);
+      }
   } catch (const nlohmann::json::exception &e) {
     throw ParseError(path + ": malformed batch description: " + e.what());
   }
@@ -107,9 +122,13 @@ nlohmann::json measure_in_child(Batch &b, const std::string &kernel) {
 
   std::vector<NDArray> outs;
   for (const auto &ref : b.references) outs.emplace_back(ref.shape(), ref.dtype());
+  std::vector<NDArray> ins = b.inputs;
+  auto own = b.kernel_inputs.find(kernel);
+  if (own != b.kernel_inputs.end())
+    for (const auto &[i, a] : own->second) ins[i] = a;
   std::vector<Buffer> bufs;
   bufs.reserve(nargs);
-  for (auto &a : b.inputs) bufs.emplace_back(a);
+  for (auto &a : ins) bufs.emplace_back(a);
   for (auto &a : outs) bufs.emplace_back(a);
   std::vector<void *> argv;
   for (auto &x : bufs) argv.push_back(&x.buf);

@@ -8,9 +8,12 @@
 //                  "gpu": false, "threads": 2, "warmup": 1, "repeat": 3,
 //                  "min_repeat_ms": 20, "max_number": 1000, "tolerance": 1.001e-3,
 //                  "timeout_s": 20, "inputs": ["in_0.npy", ...],
-//                  "references": ["ref_0.npy", ...], "kernels": ["c0", "c1", ...]}
+//                  "references": ["ref_0.npy", ...], "kernels": ["c0", "c1", ...],
+//                  "kernel_inputs": {"c1": {"1": "packed_1_1x16.npy"}}}
 //   batch.so      the kernels (codegen/kernel_library.h), NAME_argv(inputs..., outputs...)
 //   in_*.npy      the inputs, ref_*.npy the reference outputs
+//   packed_*.npy  optional (kernel_inputs): a kernel's own array for an input,
+//                 a constant weight packed as its schedule reads it (codegen/prepack.h)
 // and run_batch() writes results.json:
 //   {"format": "tetune-measure-results-1", "device": "<GPU name or CPU model>",
 //    "cpuinfo": "<this machine's /proc/cpuinfo>",

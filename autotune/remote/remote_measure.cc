@@ -16,6 +16,7 @@
 
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
+#include "codegen/prepack.h"
 #include "runtime/io.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
@@ -87,8 +88,18 @@ struct RemoteMeasurer::Impl {
     return dir;
   }
 
-  // Links the compiled kernels of dir/build into a batch, runs the command, returns the parsed results.json.
-  nlohmann::json run(const std::string &dir, const std::vector<LibraryKernel> &lib, bool with_data) {
+  // dir/packed_<input>_<axis>x<factor>.npy: the reference input packed as p says, written once per batch.
+  std::string packed_file(const std::string &dir, const PrepackedInput &p) {
+    const std::string name = "packed_" + std::to_string(p.input) + "_" + std::to_string(p.axis) + "x" +
+                             std::to_string(p.factor) + ".npy";
+    if (!is_file(dir + "/" + name)) rt::write_npy_file(dir + "/" + name, pack_input(reference->inputs()[p.input], p));
+    return name;
+  }
+
+  // Links the compiled kernels of dir/build into a batch, runs the command, returns the parsed results.json;
+  // kernel_inputs: kernel -> {input index: file} (measure_runner.h).
+  nlohmann::json run(const std::string &dir, const std::vector<LibraryKernel> &lib, bool with_data,
+                     const nlohmann::json &kernel_inputs = nlohmann::json::object()) {
     if (runtime_object.empty()) {  // the same for every batch of this target: compiled once
       runtime_object = root + "/halide_runtime.o";
       compile_runtime(runtime_object, task.target);
@@ -119,6 +130,7 @@ struct RemoteMeasurer::Impl {
       }
     }
     for (const auto &k : lib) b["kernels"].push_back(k.name);
+    if (!kernel_inputs.empty()) b["kernel_inputs"] = kernel_inputs;
     {
       std::ofstream f(dir + "/batch.json");
       f << b.dump(1) << "\n";
@@ -201,13 +213,16 @@ std::vector<MeasureResult> RemoteMeasurer::measure_batch(const std::vector<Measu
   std::vector<MeasureResult> res(ins.size());
   std::vector<LibraryKernel> kernels;
   std::vector<size_t> where;
+  nlohmann::json kernel_inputs = nlohmann::json::object();
   std::string dir = im.new_batch_dir();
   int nargs = static_cast<int>(im.task.inputs().size() + im.task.outputs.size());
   for (size_t i = 0; i < ins.size(); i++) {  // one object per candidate: a bad schedule fails alone
     try {
       Schedule s = replay(im.task.outputs, ins[i].steps);
       std::string name = "c" + std::to_string(i), obj = dir + "/build/" + name;
-      compile_object(s, obj, name, im.task.target, /*no_runtime=*/true);
+      const std::vector<PrepackedInput> packed = prepackable_inputs(s, im.task.constant_inputs);
+      compile_object(s, obj, name, im.task.target, /*no_runtime=*/true, packed);
+      for (const PrepackedInput &p : packed) kernel_inputs[name][std::to_string(p.input)] = im.packed_file(dir, p);
       kernels.push_back({name, nargs, obj + ".o"});
       where.push_back(i);
     } catch (const ScheduleError &e) {
@@ -217,7 +232,7 @@ std::vector<MeasureResult> RemoteMeasurer::measure_batch(const std::vector<Measu
     }
   }
   if (!kernels.empty()) {
-    nlohmann::json r = im.run(dir, kernels, true);
+    nlohmann::json r = im.run(dir, kernels, true, kernel_inputs);
     std::map<std::string, const nlohmann::json *> by_kernel;
     for (const auto &x : r.at("results")) by_kernel[x.value("kernel", std::string())] = &x;
     for (size_t k = 0; k < kernels.size(); k++) {

@@ -16,7 +16,10 @@
 // are linked with one Halide runtime into BATCH/batch.so
 // (codegen/kernel_library.h); the inputs (NDArray::random, seed as
 // MeasureOptions) and the reference outputs (the task's default schedule,
-// computed on this host's CPU in a child process) go next to it as .npy.
+// computed on this host's CPU in a child process) go next to it as .npy; a
+// candidate that reads a constant input through a packed copy at root gets
+// that input packed (codegen/prepack.h), as the local measurer and a
+// compiled model give it.
 // Then `command` runs with {dir} = the batch directory and {runner} = the
 // runner binary; it must leave {dir}/results.json. The default command runs
 // the runner on this machine.

@@ -81,6 +81,52 @@ TEST(RemoteMeasure, ResultsNameTheSteadyClockForCpuBatches) {
   }
 }
 
+// A candidate whose schedule copies a constant B into panels at root is
+// compiled for B packed, and the batch carries B packed for that kernel
+// alone: the runner checks it against the reference and times it.
+TEST(RemoteMeasure, ConstantWeightsArePackedForTheKernelsThatReadThemPacked) {
+  Task t = gemm_task(32);
+  int b = -1;
+  for (size_t i = 0; i < t.inputs().size(); i++)
+    if (t.inputs()[i].name() == "B") b = static_cast<int>(i);
+  ASSERT_GE(b, 0);
+  t.constant_inputs = {b};
+  Schedule packed(t.outputs);
+  const std::string cache = packed.cache_read("B", {"C"});
+  auto [o, i] = packed.pack_layout(cache, "ax1", 16);
+  packed.vectorize(cache, i);
+  auto [jo, ji] = packed.split("C", "j", 16);
+  packed.reorder("C", {jo, "i", "k", ji});
+  packed.vectorize("C", ji);
+  RemoteOptions ro = local_runner();
+  ro.work_dir = std::string(std::getenv("TEST_TMPDIR")) + "/packed";
+  ro.keep = true;
+  RemoteMeasurer m(t, quick(), ro);
+  auto r = m.measure_batch({MeasureInput{Schedule(t.outputs).trace(), ""}, MeasureInput{packed.trace(), ""}});
+  ASSERT_EQ(r.size(), 2u);
+  for (const auto &x : r) EXPECT_TRUE(x.ok()) << x.error_msg;
+  auto j = nlohmann::json::parse(rt::read_file_bytes(ro.work_dir + "/batch_1/batch.json"));
+  ASSERT_TRUE(j.contains("kernel_inputs")) << j.dump();
+  EXPECT_FALSE(j.at("kernel_inputs").contains("c0")) << "the plain schedule reads B as given";
+  ASSERT_TRUE(j.at("kernel_inputs").contains("c1")) << j.dump();
+  const std::string file = j.at("kernel_inputs").at("c1").at(std::to_string(b));
+  EXPECT_EQ(rt::read_npy_file(ro.work_dir + "/batch_1/" + file).shape(), (Shape{2, 32, 16}));
+}
+
+// A batch whose kernel_inputs name an input the batch does not have is
+// refused by the runner, naming the field.
+TEST(RemoteMeasure, KernelInputsOutOfRangeAreRefused) {
+  Task t = gemm_task(16);
+  try {
+    RemoteMeasurer m(t, quick(),
+                     local_runner("sed -i 's/\"kernels\"/\"kernel_inputs\": {\"c0\": {\"9\": \"x.npy\"}}, \"kernels\"/' "
+                                  "{dir}/batch.json && {runner} {dir}"));
+    FAIL() << "expected MeasureError";
+  } catch (const MeasureError &e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_inputs of c0 names input 9"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RemoteMeasure, WrongAnswerAndCrashAreRecordedPerKernel) {
   Task t = gemm_task(32);
   // The reference replaced by the first input (same 32x32 shape): every kernel is wrong.
