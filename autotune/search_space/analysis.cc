@@ -123,6 +123,20 @@ std::vector<const ExprNode *> body_accesses(const StageInfo &st, std::map<const 
   });
   return accesses;
 }
+
+// Whether expression x reads variable v.
+bool uses_var(const Expr &x, const VarNode *v) {
+  return any_of(x, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == v; });
+}
+
+// Whether an access of `accesses` other than n indexes with v.
+bool read_elsewhere(const std::vector<const ExprNode *> &accesses, const ExprNode *n, const VarNode *v) {
+  for (const ExprNode *o : accesses)
+    if (o != n)
+      for (const auto &a : o->args)
+        if (uses_var(a, v)) return true;
+  return false;
+}
 }  // namespace
 
 std::string packable_input(const StageInfo &st) {
@@ -160,7 +174,7 @@ std::string packable_input(const StageInfo &st) {
 bool columns_contiguous(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || st.spatial_axes.empty()) return false;
   const VarNode *col = st.tensor->axes.back().var.get();
-  auto uses = [&](const Expr &x) { return any_of(x, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == col; }); };
+  auto uses = [&](const Expr &x) { return uses_var(x, col); };
   // col, or col plus or minus terms without col (rt[k, j + col0] of a gate block)
   std::function<bool(const Expr &)> unit_stride = [&](const Expr &x) {
     if (x->kind == ExprKind::Var) return x->var.get() == col;
@@ -198,12 +212,7 @@ ChannelVector weight_input(const StageInfo &st) {
     }
     if (!plain || spatial != 1 || axis == static_cast<int>(axes.size()) - 1) continue;
     // The other inputs must not use the channel axis (a depthwise conv's data does: its lanes would be a gather).
-    const VarNode *ch = axes[axis].var.get();
-    bool shared = false;
-    for (const ExprNode *o : accesses)
-      if (o != n)
-        for (const auto &a : o->args) shared |= any_of(a, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == ch; });
-    if (shared) continue;
+    if (read_elsewhere(accesses, n, axes[axis].var.get())) continue;
     return ChannelVector{t->name, dim, axis};
   }
   return none;
@@ -232,13 +241,6 @@ int blocked_output_channel_axis(const StageInfo &st) {
   const auto &axes = st.tensor->axes;
   std::map<const TensorNode *, int> count;
   const std::vector<const ExprNode *> accesses = body_accesses(st, count);
-  auto read_by_another = [&](const ExprNode *n, const VarNode *v) {  // the batch axis e of a Winograd GEMM
-    for (const ExprNode *o : accesses)
-      if (o != n)
-        for (const auto &a : o->args)
-          if (any_of(a, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == v; })) return true;
-    return false;
-  };
   for (const ExprNode *n : accesses) {
     const TensorNode *t = n->tensor.get();
     if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4 ||
@@ -247,7 +249,7 @@ int blocked_output_channel_axis(const StageInfo &st) {
     for (size_t d = 0; d + 1 < n->args.size(); d++)
       for (size_t i = 0; i + 1 < axes.size(); i++)
         if (n->args[d]->kind == ExprKind::Var && n->args[d]->var.get() == axes[i].var.get() &&
-            !read_by_another(n, axes[i].var.get()))
+            !read_elsewhere(accesses, n, axes[i].var.get()))  // not the batch axis e of a Winograd GEMM
           return static_cast<int>(i);
   }
   return -1;
@@ -255,16 +257,13 @@ int blocked_output_channel_axis(const StageInfo &st) {
 
 int64_t window_taps(const StageInfo &st) {
   if (st.kind != StageInfo::Compute) return 1;
-  auto uses = [](const Expr &x, const VarNode *v) {
-    return any_of(x, [&](const Expr &e) { return e->kind == ExprKind::Var && e->var.get() == v; });
-  };
   std::set<const VarNode *> taps;
   std::map<const TensorNode *, int> count;
   for (const ExprNode *n : body_accesses(st, count))
     for (const auto &a : n->args)
       for (const auto &r : st.reduce_axes)
-        if (uses(a, r.var.get()) &&
-            std::any_of(st.tensor->axes.begin(), st.tensor->axes.end(), [&](const IterVar &x) { return uses(a, x.var.get()); }))
+        if (uses_var(a, r.var.get()) &&
+            std::any_of(st.tensor->axes.begin(), st.tensor->axes.end(), [&](const IterVar &x) { return uses_var(a, x.var.get()); }))
           taps.insert(r.var.get());
   int64_t n = 1;
   for (const auto &r : st.reduce_axes)

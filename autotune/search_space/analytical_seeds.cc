@@ -417,11 +417,10 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == vector_lanes();
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
         int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
-        const TileSpec *out_chans = blocked_conv && ss::window_taps(impl_->graph.stage(S)) == 1
-                                        ? stage_tile(s, impl_->graph.stage(S), ss::blocked_output_channel_axis(impl_->graph.stage(S)))
-                                        : nullptr;
+        const StageInfo &st = impl_->graph.stage(S);
+        const TileSpec *out_chans =
+            blocked_conv && ss::window_taps(st) == 1 ? stage_tile(s, st, ss::blocked_output_channel_axis(st)) : nullptr;
         if (rows && out_chans && out_chans != rows) {
-          const StageInfo &st = impl_->graph.stage(S);
           const PointwiseBlock b = pointwise_block(out_chans->extent, rows->extent, lanes / width,
                                                    ss::reduce_extent(st) * width * st.tensor.dtype().bytes());
           ss::set_tile(c, *out_chans, {1, 1, b.chans});
