@@ -50,6 +50,7 @@
 #include "te/ops/registry.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
+#include "workload/op_task.h"
 #include "tuning_logs/database.h"
 
 namespace tetune {
@@ -71,12 +72,7 @@ std::vector<Task> export_tasks(const ExportArgs &a) {
     for (auto &mt : autotune::extract_model_tasks(a.model, shapes, a.threads)) tasks.push_back(std::move(mt.task));
     return tasks;
   }
-  std::vector<int64_t> dims = ops::parse_int_list(a.shape);
-  ops::OpWorkload w = ops::build_op(a.op, dims);
-  std::ostringstream name;  // as tune-op names it: matmul_64x48x40
-  name << a.op;
-  for (size_t i = 0; i < dims.size(); i++) name << (i ? "x" : "_") << dims[i];
-  tasks.push_back(make_task(name.str(), w.outputs, Target{}, a.threads));
+  tasks.push_back(op_task(a.op, ops::parse_int_list(a.shape), Target{}, a.threads));  // as tune-op builds it
   return tasks;
 }
 

@@ -1,6 +1,7 @@
 // tetune run-op: build one operator with one or more schedule traces, run
 // them on random inputs, check each against the reference and print their
-// median times (several schedules: side by side in interleaved rounds).
+// median times (several schedules: side by side in interleaved rounds), with
+// the caches warm or as a model leaves them (--cache).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,8 +9,9 @@
 #include <sstream>
 
 #include "autotune/default_schedule.h"
-#include "codegen/buffer_limits.h"
+#include "autotune/measure/measure.h"
 #include "codegen/kernel.h"
+#include "codegen/prepack.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
 #include "te/interpreter.h"
@@ -17,6 +19,7 @@
 #include "tuning_logs/records.h"
 #include "tools/cli_options.h"
 #include "tools/commands.h"
+#include "workload/op_task.h"
 
 namespace tetune {
 namespace cli {
@@ -26,7 +29,7 @@ namespace {
 constexpr const char *kDefaultSchedule = "default";
 
 struct RunOpArgs {
-  std::string op, shape, asm_path;
+  std::string op, shape, asm_path, cache;  // cache: set by add_cache_option
   std::vector<std::string> schedule_paths;
   int threads = 0, repeat = 20, rounds = 1;  // threads: set by add_threads_option
   uint64_t seed = 1;
@@ -41,21 +44,36 @@ std::string read_file(const std::string &path) {
   return ss.str();
 }
 
-// One schedule of the comparison: its label (the file, or "unscheduled"), kernel and outputs.
+// One schedule of the comparison: its label (the file, or "unscheduled"), kernel, inputs and outputs.
 struct Candidate {
   std::string label;
   Schedule schedule;
   Kernel kernel;
-  std::vector<NDArray> outs;
+  std::vector<PrepackedInput> packed;  // the weights this kernel reads packed, as a compiled model packs them
+  std::vector<NDArray> inputs, outs;
   std::vector<double> round_ms;  // the median of each round
 };
 
+// Median of `repeat` single runs, each after evicting what `cache` names (after 2 untimed runs).
+double median_ms_from(const Candidate &c, autotune::CacheState cache, const Task &task, int repeat,
+                      std::vector<NDArray> &outs) {
+  if (cache == autotune::CacheState::kWarm) return c.kernel.median_ms(c.inputs, outs, 2, repeat);
+  for (int i = 0; i < 2; i++) c.kernel.run(c.inputs, outs);
+  std::vector<double> ms;
+  for (int i = 0; i < repeat; i++) {
+    autotune::evict_before_run(cache, task, c.inputs, outs);
+    auto t0 = std::chrono::steady_clock::now();
+    c.kernel.run(c.inputs, outs);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return tuning_log::median_of(ms);
+}
+
 void run_op(const RunOpArgs &a) {
   set_num_threads(a.threads);
-  ops::OpWorkload w = ops::build_op(a.op, ops::parse_int_list(a.shape));
-  std::vector<Tensor> all = w.inputs;
-  all.insert(all.end(), w.outputs.begin(), w.outputs.end());
-  check_tensor_sizes(all, "--shape " + a.shape + ": " + a.op);
+  const autotune::CacheState cache = autotune::parse_cache_state(a.cache);
+  ops::OpWorkload w;
+  const Task task = op_task(a.op, ops::parse_int_list(a.shape), Target{}, a.threads, &w);
   std::vector<std::string> paths = a.schedule_paths;
   if (paths.empty()) paths.push_back("");
   std::vector<Candidate> cands;
@@ -63,7 +81,7 @@ void run_op(const RunOpArgs &a) {
     Schedule s(w.outputs);
     std::string label = path.empty() ? "unscheduled" : path;
     if (path == kDefaultSchedule) {  // what `compile` uses for this task without a record
-      ScheduleChoice c = autotune::analytical_schedule(make_task(a.op, w.outputs, Target{}, a.threads));
+      ScheduleChoice c = autotune::analytical_schedule(task);
       s = c.schedule;
       label = "default (" + c.detail + ")";
     } else if (!path.empty()) {
@@ -74,15 +92,21 @@ void run_op(const RunOpArgs &a) {
       }
     }
     auto t0 = std::chrono::steady_clock::now();
-    Kernel k = Kernel::build(s);
+    BuildOptions bo;
+    bo.prepacked = prepackable_inputs(s, task.constant_inputs);
+    Kernel k = Kernel::build(s, task.target, bo);
     double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s: built in %.0f ms\n", label.c_str(), build_ms);
-    cands.push_back(Candidate{label, std::move(s), std::move(k), {}, {}});
+    cands.push_back(Candidate{label, std::move(s), std::move(k), bo.prepacked, {}, {}, {}});
   }
   const Schedule &s0 = cands[0].schedule;
   std::vector<NDArray> inputs;
   for (size_t i = 0; i < s0.inputs().size(); i++)
     inputs.push_back(NDArray::random(s0.inputs()[i].shape(), s0.inputs()[i].dtype(), a.seed + i));
+  for (auto &c : cands) {
+    c.inputs = inputs;
+    for (const auto &p : c.packed) c.inputs[p.input] = pack_input(inputs[p.input], p);
+  }
   // Reference: the plain interpreter for small ops; the unscheduled kernel (checked against the
   // interpreter by the test suite) where interpreting would take minutes.
   double flops = flop_count(w.outputs);
@@ -92,7 +116,7 @@ void run_op(const RunOpArgs &a) {
   else ref = Kernel::build(Schedule(w.outputs)).run(inputs);
   std::vector<std::string> wrong;
   for (auto &c : cands) {
-    c.outs = c.kernel.run(inputs);
+    c.outs = c.kernel.run(c.inputs);
     for (size_t i = 0; i < c.outs.size(); i++) {
       auto [rtol, atol] = default_tolerance(c.outs[i].dtype());
       std::string where;
@@ -108,12 +132,13 @@ void run_op(const RunOpArgs &a) {
   for (int r = 0; r < a.rounds; r++)
     for (size_t j = 0; j < cands.size(); j++) {
       Candidate &c = cands[r % 2 ? cands.size() - 1 - j : j];
-      c.round_ms.push_back(c.kernel.median_ms(inputs, c.outs, 2, a.repeat));
+      c.round_ms.push_back(median_ms_from(c, cache, task, a.repeat, c.outs));
     }
   const double first_ms = tuning_log::median_of(cands[0].round_ms);
   for (const auto &c : cands) {
     double ms = tuning_log::median_of(c.round_ms);
-    std::printf("%s %s threads=%d: median %.4f ms over %d runs", a.op.c_str(), a.shape.c_str(), a.threads, ms, a.repeat);
+    std::printf("%s %s threads=%d cache=%s: median %.4f ms over %d runs", a.op.c_str(), a.shape.c_str(), a.threads,
+                a.cache.c_str(), ms, a.repeat);
     if (a.rounds > 1) {
       auto [lo, hi] = std::minmax_element(c.round_ms.begin(), c.round_ms.end());
       std::printf(" x %d rounds (%.4f..%.4f)", a.rounds, *lo, *hi);
@@ -146,6 +171,7 @@ void add_run_op_command(CLI::App &app) {
   cmd->add_option("--rounds", args->rounds, "rounds that interleave the schedules; the median over rounds is reported")
       ->check(positive());
   cmd->add_option("--seed", args->seed, "random input seed");
+  add_cache_option(cmd, args->cache);
   cmd->add_option("--emit-asm", args->asm_path, "also write the (first) kernel's assembly (host target) to this file");
   cmd->add_flag("--print-loops", args->print_loops, "print the lowered loop nest");
   cmd->add_flag("--print-stmt", args->print_stmt, "print Halide's lowered statement (pseudo-code)");

@@ -19,7 +19,6 @@
 
 #include "autotune/policy/policy.h"
 #include "autotune/tuner.h"
-#include "codegen/buffer_limits.h"
 #include "codegen/kernel.h"
 #include "base/errors.h"
 #include "te/ops/registry.h"
@@ -28,28 +27,11 @@
 #include "tools/progress_line.h"
 #include "tuning_logs/log_paths.h"
 #include "tuning_logs/log_uri.h"
+#include "workload/op_task.h"
 
 namespace tetune {
 namespace cli {
 namespace {
-
-// The operator from the registry (te/ops/registry.h), the same compute `run-op`
-// and the benchmarks build, so a tuned schedule replays there. Task name:
-// "<op>_<dims joined by x>", e.g. matmul_1024x1024x1024. A shape whose tensors cannot be
-// compiled or do not fit in memory is a ShapeError naming --shape (codegen/buffer_limits.h).
-std::vector<Tensor> build_op(const std::string &op, const std::string &shape, const std::vector<int64_t> &d,
-                             std::string *name) {
-  ops::OpWorkload w = ops::build_op(op, d);
-  std::vector<Tensor> all = w.inputs;
-  all.insert(all.end(), w.outputs.begin(), w.outputs.end());
-  check_tensor_sizes(all, "--shape " + shape + ": " + op);
-  std::vector<Tensor> outs = w.outputs;
-  std::ostringstream nm;
-  nm << op;
-  for (size_t i = 0; i < d.size(); i++) nm << (i ? "x" : "_") << d[i];
-  *name = nm.str();
-  return outs;
-}
 
 std::string fmt_time(double s) {
   char b[32];
@@ -154,13 +136,13 @@ void add_tune_op_command(CLI::App &app) {
   cmd->add_option("--runner", a->runner, "tetune_measure_runner for --remote-command / GPU targets "
                                          "(default $TETUNE_MEASURE_RUNNER, else next to tetune, else on PATH)");
   cmd->callback([a] {
-    std::string name;
-    auto dims = ops::parse_int_list(a->shape);
-    auto outs = build_op(a->op, a->shape, dims, &name);
+    // The registry's operator, the same compute `run-op` and the benchmarks build, so a tuned schedule replays there.
     Target target{a->target};
     const bool gpu = target.is_gpu();  // raises CodegenError naming an unknown target
     if (a->remote_command.empty()) require_measurable_here(target, "--target");
-    tetune::Task task = tetune::make_task(name, outs, target, a->threads);
+    const std::vector<int64_t> dims = ops::parse_int_list(a->shape);
+    tetune::Task task = op_task(a->op, dims, target, a->threads);
+    const std::string &name = task.name;
     autotune::TuneOptions o;
     o.trials = a->trials;
     o.batch_size = a->batch;

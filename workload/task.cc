@@ -1,5 +1,7 @@
 #include "workload/task.h"
 
+#include <algorithm>
+
 #include "schedule/schedule.h"
 #include "base/errors.h"
 #include "te/structural_hash.h"
@@ -26,6 +28,18 @@ Task make_task(const std::string &name, const std::vector<Tensor> &outputs, cons
   t.threads = threads;
   t.workload_key = workload_key(outputs);
   t.flops = flop_count(outputs);
+  return t;
+}
+
+Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const std::vector<Tensor> &constants,
+               const Target &target, int threads) {
+  Task t = make_task(name, outputs, target, threads);
+  const std::vector<Tensor> args = t.inputs();
+  for (const Tensor &c : constants) {
+    auto at = std::find_if(args.begin(), args.end(), [&](const Tensor &a) { return a.same_as(c); });
+    if (at == args.end()) throw Error("task '" + name + "': constant '" + c.name() + "' is not an input of its compute");
+    t.constant_inputs.push_back(static_cast<int>(at - args.begin()));
+  }
   return t;
 }
 

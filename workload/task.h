@@ -36,6 +36,15 @@ struct Task {
 Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const Target &target = Target{},
                int threads = 1);
 
+/**
+ * make_task, with constant_inputs set to the kernel argument positions of
+ * `constants` (an operator's weights, ops::OpWorkload::weights), so that the
+ * measurer packs and flushes them as a compiled model does. Raises Error
+ * naming a constant that is not an input of the compute.
+ */
+Task make_task(const std::string &name, const std::vector<Tensor> &outputs, const std::vector<Tensor> &constants,
+               const Target &target, int threads);
+
 /** The workload row's description stored in the tuning log: {"name": ..., "flops": ...}. */
 std::string workload_description(const Task &t);
 

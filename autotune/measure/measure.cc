@@ -68,8 +68,10 @@ void flush_from_cache(const NDArray &a) {
   for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
 }
 
-// Before one timed run: what CacheState `c` (not kWarm) evicts.
+}  // namespace
+
 void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray> &inputs, const std::vector<NDArray> &outs) {
+  if (c == CacheState::kWarm) return;
   if (c == CacheState::kCold) {
     for (const auto &a : inputs) flush_from_cache(a);
     for (const auto &a : outs) flush_from_cache(a);
@@ -79,6 +81,8 @@ void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray>
   }
   _mm_mfence();
 }
+
+namespace {
 
 // What a child does. mode 0: measure a candidate; mode 1: compute the reference.
 // wait_go (may be null) is called after the check passed and before timing:

@@ -63,6 +63,14 @@ enum class CacheState {
 CacheState parse_cache_state(const std::string &name);
 const char *cache_state_name(CacheState c);
 
+/**
+ * Before one timed run: evicts (clflush, then a fence) what `c` names from
+ * every cache level; kWarm evicts nothing. `inputs` are in kernel argument
+ * order, as Task::constant_inputs indexes them.
+ */
+void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray> &inputs,
+                      const std::vector<NDArray> &outs);
+
 struct MeasureOptions {
   int number = 0;              // runs per repeat; 0 = auto from min_repeat_ms
   int repeat = 3;              // timed repeats (costs_ms has this many values)

@@ -48,19 +48,9 @@ Task task_of(py::handle outputs, const std::string &name, const std::string &tar
 /** The registry operator `op` of `tetune ops` at this shape, named as tune-op names it ("matmul_256x256x256"). */
 Task task_from_op(const std::string &op, const std::vector<int64_t> &shape, const std::string &target,
                   const std::optional<int> &threads) {
-  ops::OpWorkload w = ops::build_op(op, shape);
-  std::ostringstream name, dims;
-  name << op;
-  for (size_t i = 0; i < shape.size(); i++) {
-    name << (i ? "x" : "_") << shape[i];
-    dims << (i ? "," : "") << shape[i];
-  }
-  std::vector<Tensor> all = w.inputs;
-  all.insert(all.end(), w.outputs.begin(), w.outputs.end());
-  check_tensor_sizes(all, "shape " + dims.str() + ": " + op);
   Target t{target};
   t.is_gpu();
-  return make_task(name.str(), w.outputs, t, threads_or_default(threads));
+  return op_task(op, shape, t, threads_or_default(threads));
 }
 
 py::dict progress_dict(const TuneProgress &p) {

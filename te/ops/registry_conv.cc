@@ -23,9 +23,9 @@ OpWorkload conv_op(const Dims &s, const char *op, int64_t groups, size_t at, int
   Tensor x = input(take(s, 0, 4), "x");
   Tensor w = input({s[4], s[1] / groups, s[5], s[6]}, "w");
   if (!bias)
-    return {{x, w}, {conv2d(x, w, Tensor(), {stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, groups, "conv2d")}};
+    return {{x, w}, {conv2d(x, w, Tensor(), {stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, groups, "conv2d")}, {w}};
   Tensor b = input({s[4]}, "b");
-  return {{x, w, b}, {conv2d(x, w, b, {stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, groups, "conv2d")}};
+  return {{x, w, b}, {conv2d(x, w, b, {stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, groups, "conv2d")}, {w, b}};
 }
 
 // AttributeError unless channel block `block` (>= 1) divides the channel count C (or K) of op.
@@ -61,21 +61,21 @@ std::vector<OpEntry> conv_entries() {
          check_block("conv2d_nchwc", "kb", kb, "K", s[4]);
          Tensor x = input({s[0], s[1] / cb, s[2], s[3], cb}, "x");
          Tensor w = input({s[4] / kb, s[1] / cb, s[5], s[6], cb, kb}, "w");
-         return OpWorkload{{x, w}, {conv2d_nchwc(x, w, {stride, stride}, {pad, pad, pad, pad})}};
+         return OpWorkload{{x, w}, {conv2d_nchwc(x, w, {stride, stride}, {pad, pad, pad, pad})}, {w}};
        }},
       {"conv2d_transpose", "N,C,H,W,K,R,S[,stride[,pad]]",
        "NCHW transposed convolution, w [C, K, R, S] (ONNX ConvTranspose)", "1,8,6,6,4,3,3,2,1",
        [](const Dims &s) {
          int64_t stride = opt(s, 7, 1), pad = opt(s, 8, 0);
          Tensor x = input(take(s, 0, 4), "x"), w = input({s[1], s[4], s[5], s[6]}, "w");
-         return OpWorkload{{x, w}, {conv2d_transpose(x, w, Tensor(), {stride, stride}, {pad, pad, pad, pad})}};
+         return OpWorkload{{x, w}, {conv2d_transpose(x, w, Tensor(), {stride, stride}, {pad, pad, pad, pad})}, {w}};
        }},
       {"conv3d", "N,C,D,H,W,K,T,R,S[,stride[,pad]]", "NCDHW / OIDHW convolution (ONNX Conv, 3 spatial axes)",
        "1,4,6,8,8,8,3,3,3,1,1",
        [](const Dims &s) {
          int64_t st = opt(s, 9, 1), p = opt(s, 10, 0);
          Tensor x = input(take(s, 0, 5), "x"), w = input({s[5], s[1], s[6], s[7], s[8]}, "w");
-         return OpWorkload{{x, w}, {conv_nd(x, w, Tensor(), {st, st, st}, {p, p, p, p, p, p}, {1, 1, 1}, 1, "conv3d")}};
+         return OpWorkload{{x, w}, {conv_nd(x, w, Tensor(), {st, st, st}, {p, p, p, p, p, p}, {1, 1, 1}, 1, "conv3d")}, {w}};
        }},
       {"winograd_conv2d_nchwc", "N,C,H,W,K,cb,kb,m[,pad]",
        "3x3 stride-1 blocked convolution by Winograd F(m x m, 3 x 3) (m = 2 or 4): input transform, batched GEMM "
@@ -91,7 +91,7 @@ std::vector<OpEntry> conv_entries() {
          Tensor u = input({alpha * alpha, s[4] / kb, s[1] / cb, cb, kb}, "u");
          Tensor v = winograd_input_nchwc(x, m, {pad, pad, pad, pad});
          const int64_t OH = s[2] + 2 * pad - 2, OW = s[3] + 2 * pad - 2;
-         return OpWorkload{{x, u}, {winograd_output_nchwc(winograd_gemm_nchwc(v, u), m, s[0], OH, OW)}};
+         return OpWorkload{{x, u}, {winograd_output_nchwc(winograd_gemm_nchwc(v, u), m, s[0], OH, OW)}, {u}};
        }},
       {"winograd_input_nchwc", "N,C,H,W,cb,m[,pad]",
        "Winograd F(m x m, 3 x 3) input transform of a blocked tensor (stage 1 of 3 of an ONNX Conv)",
@@ -110,7 +110,7 @@ std::vector<OpEntry> conv_entries() {
          check_block("winograd_gemm_nchwc", "cb", cb, "C", s[1]);
          check_block("winograd_gemm_nchwc", "kb", kb, "K", s[3]);
          Tensor v = input({s[0], s[1] / cb, s[2], cb}, "v"), u = input({s[0], s[3] / kb, s[1] / cb, cb, kb}, "u");
-         return OpWorkload{{v, u}, {winograd_gemm_nchwc(v, u)}};
+         return OpWorkload{{v, u}, {winograd_gemm_nchwc(v, u)}, {u}};
        }},
       {"winograd_output_nchwc", "N,K,OH,OW,kb,m",
        "Winograd F(m x m, 3 x 3) output transform into a blocked tensor (stage 3 of 3 of an ONNX Conv)",

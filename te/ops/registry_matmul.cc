@@ -21,7 +21,7 @@ std::vector<OpEntry> matmul_entries() {
       {"dense", "M,N,K", "Y[M,N] = X[M,K] W[N,K]^T + bias[N] (ONNX Gemm transB=1)", "16,24,32",
        [](const Dims &s) {
          Tensor x = input({s[0], s[2]}, "X"), w = input({s[1], s[2]}, "W"), b = input({s[1]}, "bias");
-         return OpWorkload{{x, w, b}, {dense(x, w, b, "dense")}};
+         return OpWorkload{{x, w, b}, {dense(x, w, b, "dense")}, {w, b}};
        }},
       {"gemm", "M,N,K", "Y[M,N] = A[M,K] B[K,N] + C[N], alpha = beta = 1 (ONNX Gemm with a bias C)", "16,24,32",
        [](const Dims &s) {

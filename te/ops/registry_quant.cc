@@ -62,7 +62,7 @@ std::vector<OpEntry> quant_entries() {
          Tensor x = placeholder(take(s, 0, 4), uint8(), "x");
          Tensor w = placeholder({s[4], s[1], s[5], s[6]}, int8(), "w");
          Tensor xzp = scalar("x_zero_point", uint8()), wzp = scalar("w_zero_point", int8());
-         return OpWorkload{{x, w, xzp, wzp}, {conv2d_integer(x, w, xzp, wzp, {st, st}, {p, p, p, p}, {1, 1}, 1)}};
+         return OpWorkload{{x, w, xzp, wzp}, {conv2d_integer(x, w, xzp, wzp, {st, st}, {p, p, p, p}, {1, 1}, 1)}, {w, wzp}};
        }},
   };
 }

@@ -71,7 +71,7 @@ std::vector<OpEntry> reduce_norm_entries() {
        [](const Dims &s) {
          Tensor x = input(s, "x");
          Tensor g = input({s.back()}, "scale"), b = input({s.back()}, "bias");
-         return OpWorkload{{x, g, b}, {layer_norm(x, g, b, -1, 1e-5)}};
+         return OpWorkload{{x, g, b}, {layer_norm(x, g, b, -1, 1e-5)}, {g, b}};
        }},
       {"batch_norm", "N,C,H,W",
        "NCHW (x - mean[c]) / sqrt(var[c] + 1e-5) * scale[c] + bias[c] (ONNX BatchNormalization, inference)",
@@ -80,7 +80,7 @@ std::vector<OpEntry> reduce_norm_entries() {
          Tensor x = input(s, "x");
          std::vector<Tensor> p;
          for (const char *n : {"scale", "bias", "mean", "var"}) p.push_back(input({s[1]}, n));
-         return OpWorkload{{x, p[0], p[1], p[2], p[3]}, {batch_norm_inference(x, p[0], p[1], p[2], p[3], 1e-5)}};
+         return OpWorkload{{x, p[0], p[1], p[2], p[3]}, {batch_norm_inference(x, p[0], p[1], p[2], p[3], 1e-5)}, p};
        }},
       {"lrn", "N,C,H,W,size",
        "NCHW local response normalisation across channels, alpha 1e-4, beta 0.75, bias 1 (ONNX LRN)", "1,8,6,6,5",

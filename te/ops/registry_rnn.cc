@@ -13,7 +13,7 @@ std::vector<OpEntry> rnn_entries() {
       {"rnn_cell", "B,H", "H_t = tanh(xw + h rt), xw [B,H], h [B,H], rt [H,H] (one step of ONNX RNN)", "4,16",
        [](const Dims &s) {
          Tensor xw = input({s[0], s[1]}, "xw"), h = input({s[0], s[1]}, "h"), rt = input({s[1], s[1]}, "rt");
-         return OpWorkload{{xw, h, rt}, {rnn_cell(xw, h, rt, rnn_activation("Tanh"), 0)}};
+         return OpWorkload{{xw, h, rt}, {rnn_cell(xw, h, rt, rnn_activation("Tanh"), 0)}, {rt}};
        }},
       {"lstm_cell", "B,H",
        "H_t, C_t of gates i, o, f, c from xw [B,4H] + h [B,H] rt [H,4H], cell c [B,H] (one step of ONNX LSTM)", "4,16",
@@ -22,7 +22,7 @@ std::vector<OpEntry> rnn_entries() {
          Tensor xw = input({B, 4 * H}, "xw"), h = input({B, H}, "h"), c = input({B, H}, "c");
          Tensor rt = input({H, 4 * H}, "rt");
          std::vector<RnnActivation> acts = {rnn_activation("Sigmoid"), rnn_activation("Tanh"), rnn_activation("Tanh")};
-         return OpWorkload{{xw, h, c, rt}, lstm_cell(xw, h, c, rt, Tensor(), acts, 0)};
+         return OpWorkload{{xw, h, c, rt}, lstm_cell(xw, h, c, rt, Tensor(), acts, 0), {rt}};
        }},
       {"gru_cell", "B,H",
        "H_t of gates z, r, h from xw [B,3H] + h [B,H] rt [H,3H], linear_before_reset 0 (one step of ONNX GRU)",
@@ -31,7 +31,7 @@ std::vector<OpEntry> rnn_entries() {
          int64_t B = s[0], H = s[1];
          Tensor xw = input({B, 3 * H}, "xw"), h = input({B, H}, "h"), rt = input({H, 3 * H}, "rt");
          std::vector<RnnActivation> acts = {rnn_activation("Sigmoid"), rnn_activation("Tanh")};
-         return OpWorkload{{xw, h, rt}, {gru_cell(xw, h, rt, Tensor(), acts, 0, false)}};
+         return OpWorkload{{xw, h, rt}, {gru_cell(xw, h, rt, Tensor(), acts, 0, false)}, {rt}};
        }},
   };
 }

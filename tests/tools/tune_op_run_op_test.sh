@@ -41,6 +41,23 @@ grep -q "^default (analytical seed .*max |diff| .* OK" "$dir/def.txt" || { echo 
 grep -q "for (" "$dir/def.txt" || { echo "FAIL: --print-stmt printed no loop"; cat "$dir/def.txt"; exit 1; }
 echo "ok: run-op --schedule default"
 
+# --cache model times each run with the operator's weight flushed, as inside a model: a conv's
+# weight is a constant of its task, so tune-op's best replays and checks under it too.
+"$T" tune-op --op conv2d_nchwc --shape 1,8,10,10,16,1,1,4,8 --trials 4 --threads 1 --db "$dir/cold.db" --no-library \
+  --cache model >"$dir/tune_cold.txt" 2>/dev/null || { echo "FAIL: tune-op --cache model"; cat "$dir/tune_cold.txt"; exit 1; }
+sed -n 's/^schedule: //p' "$dir/tune_cold.txt" >"$dir/cold.json"
+for c in model cold warm; do
+  "$T" run-op --op conv2d_nchwc --shape 1,8,10,10,16,1,1,4,8 --schedule "$dir/cold.json" --schedule default --threads 1 \
+    --repeat 2 --cache $c >"$dir/run_cold.txt" 2>&1 || { echo "FAIL: run-op --cache $c"; cat "$dir/run_cold.txt"; exit 1; }
+  [[ $(grep -c "max |diff| .* OK" "$dir/run_cold.txt") == 2 ]] && [[ $(grep -c "cache=$c: median" "$dir/run_cold.txt") == 2 ]] \
+    || { echo "FAIL: run-op --cache $c did not check and time both schedules"; cat "$dir/run_cold.txt"; exit 1; }
+done
+if "$T" run-op --op matmul --shape 64,48,40 --cache hot >"$dir/err.txt" 2>&1; then
+  echo "FAIL: --cache hot was accepted"; exit 1
+fi
+grep -q "\-\-cache" "$dir/err.txt" || { echo "FAIL: error does not name --cache"; cat "$dir/err.txt"; exit 1; }
+echo "ok: --cache model"
+
 if "$T" tune-op --op no_such_op --shape 4 --trials 1 --db "$dir/log.db" >"$dir/err.txt" 2>&1; then
   echo "FAIL: an unknown op was accepted"; exit 1
 fi
