@@ -129,16 +129,24 @@ struct ModelTuneResult {
 ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
 
 /**
- * The model's estimate with each task's best record re-timed as inside a
- * model: CacheState::kModel (the task's constants evicted before each run, as
- * a model's weights arrive, last read one inference ago), sum over tasks of
- * weight x median (ms). The records are the ones tune_model counted
- * (options.db_path and read_dbs, this host's target with the task's threads);
- * a task whose best record fails to replay or measure keeps result.tasks[i].best_ms.
- * Returns -1 when a driver's measure hooks measure elsewhere (tetune-mpi).
+ * Picks each task's schedule as inside a model: re-measures its `top` best-
+ * ranked schedules once more under CacheState::kModel (the task's constants
+ * evicted before each run, as a model's weights arrive, last read one
+ * inference ago) and stores those records. Warm ranking finds the candidates;
+ * a schedule whose weights stream in one burst can be the fastest warm and 3x
+ * slower cold (bench/RESULTS.md, 2026-11-27 late). A schedule measured twice
+ * costs the slower of its two medians and ranks before those measured once
+ * (tuning_log::TuningLog::best), so `compile` then takes the fastest of the
+ * `top` as the model runs it. Tasks without constants, GPU tasks, and records
+ * that fail to replay or measure keep their records as they are.
+ * Updates result.tasks[i].best_ms to the new best and returns the estimate:
+ * sum over tasks of weight x best (ms). The records are the ones tune_model
+ * counted (options.db_path and read_dbs, this host's target with the task's
+ * threads); the new ones go into options.db_path. Returns -1, measuring
+ * nothing, when a driver's measure hooks measure elsewhere (tetune-mpi).
  */
-double retime_estimate_as_in_model(const std::vector<ModelTask> &tasks, const ModelTuneResult &result,
-                                   const ModelTuneOptions &options);
+double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneResult &result,
+                                 const ModelTuneOptions &options, int top = 3);
 
 /** Installs a SIGINT handler that sets the returned flag (a second SIGINT exits at once with status 130). */
 const std::atomic<bool> *install_sigint_stop();

@@ -11,7 +11,6 @@
 #include "autotune/default_schedule.h"
 #include "autotune/tuner.h"
 #include "base/errors.h"
-#include "codegen/buffer_limits.h"
 #include "python/src/bindings.h"
 #include "python/src/search_plugins.h"
 #include "python/src/threads.h"
@@ -19,6 +18,7 @@
 #include "te/ops/registry.h"
 #include "tools/cli_options.h"
 #include "tuning_logs/log_paths.h"
+#include "workload/op_task.h"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
