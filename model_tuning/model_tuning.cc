@@ -86,7 +86,11 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
       try {
         std::vector<MeasureResult> got = ins.empty() ? std::vector<MeasureResult>{} : Measurer(t, mo).measure_batch(ins);
         for (size_t k = 0; k < got.size(); k++) {
-          if (!got[k].ok()) continue;  // the record stands as first measured; the log ranks it as before
+          if (!got[k].ok()) {  // the record stands as first measured; the log ranks it as before
+            std::fprintf(stderr, "task %s: a best schedule did not re-measure with its weights flushed: %s\n",
+                         t.name.c_str(), got[k].error_msg.c_str());
+            continue;
+          }
           tuning_log::MeasureRecord rec;
           rec.schedule_json = schedules[k];
           rec.costs_ms = got[k].costs_ms;
@@ -98,8 +102,9 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         }
         const std::vector<tuning_log::MeasureRecord> now = db.best(1);
         if (!got.empty() && !now.empty()) best_ms = now[0].median_ms;
-      } catch (const MeasureError &) {
-        // the reference of this task could not be computed: its records stand as measured
+      } catch (const MeasureError &e) {  // its records stand as measured
+        std::fprintf(stderr, "task %s: best schedules not re-measured with the weights flushed: %s\n", t.name.c_str(),
+                     e.what());
       }
     }
     if (std::isfinite(best_ms)) sum += t.weight * best_ms;
