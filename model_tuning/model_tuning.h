@@ -99,6 +99,8 @@ struct ModelTuneOptions {
   int small_task_trials = 2;
   bool measure_baseline = true;  // default schedule as first record of a task without records
   bool transfer = true;          // TuneOptions::transfer for every task
+  int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end
+                                 // (not counted in total_trials, run past time_budget_s); 0 = off
   std::function<void(const ModelTuneProgress &)> progress;
   const std::atomic<bool> *stop = nullptr;
 };
@@ -120,8 +122,9 @@ struct ModelTuneResult {
   double elapsed_s = 0;
   double estimated_before_ms = 0;   // sum w*best at start (tasks with a result then)
   int without_result_before = 0;
-  double estimated_after_ms = 0;
+  double estimated_after_ms = 0;    // sum w*best, ranked warm as the tasks were tuned
   int without_result_after = 0;
+  double estimated_as_in_model_ms = -1;  // confirm_bests_as_in_model's estimate; -1 when it did not run
   double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored)
   bool interrupted = false, deadline = false;
 };
@@ -129,8 +132,9 @@ struct ModelTuneResult {
 ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
 
 /**
- * Picks each task's schedule as inside a model: re-measures its `top` best-
- * ranked schedules once more under CacheState::kModel (the task's constants
+ * Picks each task's schedule as inside a model (tune_model's last step, see
+ * ModelTuneOptions::confirm_top): re-measures its `top` best-ranked
+ * schedules measured once, once more under CacheState::kModel (the task's constants
  * evicted before each run, as a model's weights arrive, last read one
  * inference ago) and stores those records. Warm ranking finds the candidates;
  * a schedule whose weights stream in one burst can be the fastest warm and 3x

@@ -32,9 +32,6 @@ namespace tetune {
 namespace cli {
 namespace {
 
-// Schedules per task re-measured with the weights flushed at the end of tuning (autotune::confirm_bests_as_in_model).
-constexpr int kConfirmTop = 3;
-
 std::string fmt_dur(double s) {
   char b[32];
   if (s < 0) return "-";
@@ -201,22 +198,15 @@ void add_tune_model_command(CLI::App &app) {
     };
     autotune::ModelTuneResult r = autotune::tune_model(tasks, o);
     line.finish();
-    // Warm timing ranks candidates; each task's top few are then timed with their weights flushed, as the model
-    // runs them, and the fastest so is what `compile` takes (and what the estimate sums).
+    // Warm timing ranked the candidates; tune_model then timed each task's top few with their weights flushed,
+    // as the model runs them, and the fastest so is what `compile` takes and what the estimate sums.
     double est = r.estimated_after_ms;
     std::string how;
-    if (o.measure.cache == autotune::CacheState::kWarm && !r.interrupted) {
-      std::fprintf(stderr, "re-measuring each task's %d best schedules with their weights flushed from the caches\n",
-                   kConfirmTop);
-      const double confirmed = autotune::confirm_bests_as_in_model(tasks, r, o, kConfirmTop);
-      if (confirmed > 0) {
-        how = " (each task's best of its top " + std::to_string(kConfirmTop) + " timed with the weights flushed, as in a model; " +
-              fmt_ms(est) + " ms warm)";
-        est = confirmed;
-      }
+    if (r.estimated_as_in_model_ms > 0) {
+      how = " (each task's best of its top " + std::to_string(o.confirm_top) +
+            " timed with the weights flushed, as in a model; " + fmt_ms(est) + " ms warm)";
+      est = r.estimated_as_in_model_ms;
     }
-    if (r.interrupted) std::fprintf(stderr, "interrupted: every measured record is stored; rerun to continue\n");
-    if (r.deadline) std::fprintf(stderr, "time budget reached\n");
     std::printf("%-4s %-34s %6s %7s %10s %10s %9s\n", "#", "task", "weight", "trials", "default ms", "best ms",
                 "GFLOP/s");
     for (size_t i = 0; i < r.tasks.size(); i++) {

@@ -251,7 +251,10 @@ void bind_results(py::module_ &m) {
       .def_readonly("steps", &ModelTuneResult::steps)
       .def_readonly("elapsed_s", &ModelTuneResult::elapsed_s)
       .def_readonly("estimated_before_ms", &ModelTuneResult::estimated_before_ms, "sum of weight * best at the start")
-      .def_readonly("estimated_after_ms", &ModelTuneResult::estimated_after_ms)
+      .def_readonly("estimated_after_ms", &ModelTuneResult::estimated_after_ms, "sum of weight * best, ranked warm")
+      .def_readonly("estimated_as_in_model_ms", &ModelTuneResult::estimated_as_in_model_ms,
+                    "the same with each task's top 3 timed again with their weights flushed, as in a model, and the "
+                    "fastest so picked (what compile_model takes); -1 when that step did not run")
       .def_readonly("without_result_before", &ModelTuneResult::without_result_before)
       .def_readonly("without_result_after", &ModelTuneResult::without_result_after)
       .def_readonly("baseline_ms", &ModelTuneResult::baseline_ms, "sum of weight * default-schedule latency")

@@ -106,6 +106,7 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   o.measure.repeat = 1;
   o.measure.min_repeat_ms = 2;
   o.measure.timeout_s = 20;
+  o.confirm_top = 0;  // called on its own below
   int progress_calls = 0;
   o.progress = [&](const autotune::ModelTuneProgress &) { progress_calls++; };
   double t0 = now_s();
@@ -196,10 +197,16 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   }
 
   // Rerun with the same budget: every task is at its share, nothing is measured; every stored record counts.
+  // Its last step finds each task's top 2 measured twice already: it adds no record and keeps the picks.
+  o.confirm_top = 2;
+  std::vector<int64_t> stored;
+  for (const auto &t : tasks) stored.push_back(store(t.task).count());
   auto r2 = autotune::tune_model(tasks, o);
   EXPECT_EQ(r2.measured, 0);
   EXPECT_EQ(r2.trials_used, 2 * big + added);
   EXPECT_LE(r2.estimated_before_ms, r.estimated_after_ms) << "each task's fastest record is still there";
+  EXPECT_NEAR(r2.estimated_as_in_model_ms, confirmed, 1e-9 * confirmed);
+  for (size_t i = 0; i < tasks.size(); i++) EXPECT_EQ(store(tasks[i].task).count(), stored[i]) << tasks[i].task.name;
 
 }
 
