@@ -183,15 +183,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
   };
   // Stores one measurement as the next trial's record (committed before the next one is measured).
   auto commit = [&](const std::string &schedule_json, const MeasureResult &m) {
-    tuning_log::MeasureRecord rec;
-    rec.schedule_json = schedule_json;
-    rec.costs_ms = m.costs_ms;
-    rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
-    rec.error_code = static_cast<int>(m.error);
-    rec.error_msg = m.error_msg;
-    rec.gflops = m.ok() ? m.gflops : 0.0;
-    rec.tuner_version = opt.tuner_version;
-    rec.trial_index = done;
+    tuning_log::MeasureRecord rec = measure_record(schedule_json, m, opt.tuner_version, done);
     rec.id = db.add(rec);
     done++;
     res.measured++;

@@ -82,8 +82,9 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         try {
           ins.push_back({trace_from_json(b.schedule_json, t.outputs), ""});
           schedules.push_back(b.schedule_json);
-        } catch (const Error &) {
-          // a record of an older trace format: it keeps its warm time
+        } catch (const Error &e) {  // a record of an older trace format: it keeps its warm time
+          std::fprintf(stderr, "task %s: a best schedule does not replay, not re-measured: %s\n", t.name.c_str(),
+                       e.what());
         }
       }
       try {
@@ -94,14 +95,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
                          t.name.c_str(), got[k].error_msg.c_str());
             continue;
           }
-          tuning_log::MeasureRecord rec;
-          rec.schedule_json = schedules[k];
-          rec.costs_ms = got[k].costs_ms;
-          rec.median_ms = got[k].median_ms;
-          rec.gflops = got[k].gflops;
-          rec.tuner_version = TuneOptions{}.tuner_version;
-          rec.trial_index = static_cast<int>(db.count());
-          db.add(rec);
+          db.add(measure_record(schedules[k], got[k], TuneOptions{}.tuner_version, static_cast<int>(db.count())));
         }
       } catch (const MeasureError &e) {  // its records stand as measured
         std::fprintf(stderr, "task %s: best schedules not re-measured with the weights flushed: %s\n", t.name.c_str(),
@@ -262,15 +256,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       MeasureInput in;
       in.steps = s.trace();
       MeasureResult mr = hooked[i] ? hooked[i]->measure_batch({in}).at(0) : Measurer(t, opt.measure).measure(in);
-      tuning_log::MeasureRecord rec;
-      rec.schedule_json = trace_to_json(s);
-      rec.costs_ms = mr.costs_ms;
-      rec.median_ms = mr.ok() ? mr.median_ms : kInf;
-      rec.error_code = static_cast<int>(mr.error);
-      rec.error_msg = mr.error_msg;
-      rec.gflops = mr.ok() ? mr.gflops : 0.0;
-      rec.tuner_version = kBaselineVersion;
-      rec.trial_index = 0;
+      tuning_log::MeasureRecord rec = measure_record(trace_to_json(s), mr, kBaselineVersion, 0);
       rec.id = db.add(rec);
       res.measured++;
       res.tasks[i].measured++;

@@ -99,8 +99,9 @@ struct ModelTuneOptions {
   int small_task_trials = 2;
   bool measure_baseline = true;  // default schedule as first record of a task without records
   bool transfer = true;          // TuneOptions::transfer for every task
-  int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end
-                                 // (not counted in total_trials, run past time_budget_s); 0 = off
+  int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end,
+                                 // past total_trials and time_budget_s (a later run counts its records as stored
+                                 // ones); 0 = off
   std::function<void(const ModelTuneProgress &)> progress;
   const std::atomic<bool> *stop = nullptr;
 };

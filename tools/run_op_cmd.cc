@@ -60,12 +60,7 @@ double median_ms_from(const Candidate &c, autotune::CacheState cache, const Task
   if (cache == autotune::CacheState::kWarm) return c.kernel.median_ms(c.inputs, outs, 2, repeat);
   for (int i = 0; i < 2; i++) c.kernel.run(c.inputs, outs);
   std::vector<double> ms;
-  for (int i = 0; i < repeat; i++) {
-    autotune::evict_before_run(cache, task, c.inputs, outs);
-    auto t0 = std::chrono::steady_clock::now();
-    c.kernel.run(c.inputs, outs);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int i = 0; i < repeat; i++) ms.push_back(autotune::run_after_evicting_ms(c.kernel, cache, task, c.inputs, outs));
   return tuning_log::median_of(ms);
 }
 

@@ -70,6 +70,20 @@ void flush_from_cache(const NDArray &a) {
 
 }  // namespace
 
+tuning_log::MeasureRecord measure_record(const std::string &schedule_json, const MeasureResult &m,
+                                         const std::string &tuner_version, int trial_index) {
+  tuning_log::MeasureRecord rec;
+  rec.schedule_json = schedule_json;
+  rec.costs_ms = m.costs_ms;
+  rec.median_ms = m.ok() ? m.median_ms : std::numeric_limits<double>::infinity();
+  rec.error_code = static_cast<int>(m.error);
+  rec.error_msg = m.error_msg;
+  rec.gflops = m.ok() ? m.gflops : 0.0;
+  rec.tuner_version = tuner_version;
+  rec.trial_index = trial_index;
+  return rec;
+}
+
 void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray> &inputs, const std::vector<NDArray> &outs) {
   if (c == CacheState::kWarm) return;
   if (c == CacheState::kCold) {
@@ -80,6 +94,14 @@ void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray>
       if (i >= 0 && i < static_cast<int>(inputs.size())) flush_from_cache(inputs[i]);
   }
   _mm_mfence();
+}
+
+double run_after_evicting_ms(const Kernel &k, CacheState c, const Task &task, const std::vector<NDArray> &inputs,
+                             std::vector<NDArray> &outs) {
+  evict_before_run(c, task, inputs, outs);
+  auto t0 = Clock::now();
+  k.run(inputs, outs);
+  return seconds_since(t0) * 1e3;
 }
 
 namespace {
@@ -150,13 +172,8 @@ std::string child_work(const Task &task, const MeasureOptions &opt, const Schedu
         for (int r = 0; r < std::max(1, opt.repeat); r++) {
           if (opt.cache != CacheState::kWarm) {
             double total = 0;
-            for (int i = 0; i < number; i++) {
-              evict_before_run(opt.cache, task, inputs, outs);
-              auto t1 = Clock::now();
-              k.run(inputs, outs);
-              total += seconds_since(t1);
-            }
-            costs.push_back(total * 1e3 / number);
+            for (int i = 0; i < number; i++) total += run_after_evicting_ms(k, opt.cache, task, inputs, outs);
+            costs.push_back(total / number);
             continue;
           }
           auto t1 = Clock::now();

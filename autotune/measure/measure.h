@@ -43,6 +43,7 @@
 #include "schedule/schedule.h"
 #include "base/ndarray.h"
 #include "tuning_logs/error_code.h"
+#include "tuning_logs/records.h"
 
 namespace tetune {
 namespace autotune {
@@ -70,6 +71,10 @@ const char *cache_state_name(CacheState c);
  */
 void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray> &inputs,
                       const std::vector<NDArray> &outs);
+
+/** One run of `k` after evict_before_run(c, task, inputs, outs): its wall time in ms, the eviction not counted. */
+double run_after_evicting_ms(const Kernel &k, CacheState c, const Task &task, const std::vector<NDArray> &inputs,
+                             std::vector<NDArray> &outs);
 
 struct MeasureOptions {
   int number = 0;              // runs per repeat; 0 = auto from min_repeat_ms
@@ -127,6 +132,14 @@ struct MeasureResult {
   double timing_begin_s = 0, timing_end_s = 0;
   bool ok() const { return error == tuning_log::ErrorCode::kNoError; }
 };
+
+/**
+ * The log record of measurement `m` of `schedule_json`: its costs, median
+ * (+inf on error), error code and message, GFLOP/s (0 on error), and the
+ * given tuner version and trial index; id and timestamp left for the log.
+ */
+tuning_log::MeasureRecord measure_record(const std::string &schedule_json, const MeasureResult &m,
+                                         const std::string &tuner_version, int trial_index);
 
 /**
  * Completes a result from its costs: median_ms and GFLOP/s (task.flops /
