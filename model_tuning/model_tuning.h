@@ -102,6 +102,8 @@ struct ModelTuneOptions {
   int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end,
                                  // past total_trials and time_budget_s (a later run counts its records as stored
                                  // ones); 0 = off
+  int confirm_rounds = 2;        // confirm_bests_as_in_model: interleaved rounds over the top schedules, one record
+                                 // each with every round's runs (a single cold round misranked 2 of 36 ResNet-50 picks)
   std::function<void(const ModelTuneProgress &)> progress;
   const std::atomic<bool> *stop = nullptr;
 };
@@ -137,7 +139,8 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
  * ModelTuneOptions::confirm_top): re-measures its `top` best-ranked
  * schedules measured once, once more under CacheState::kModel (the task's constants
  * evicted before each run, as a model's weights arrive, last read one
- * inference ago) and stores those records. Warm ranking finds the candidates;
+ * inference ago), in options.confirm_rounds interleaved rounds (A B C A B C),
+ * and stores one record per schedule whose median is over all its rounds' runs. Warm ranking finds the candidates;
  * a schedule whose weights stream in one burst can be the fastest warm and 3x
  * slower cold (bench/RESULTS.md, 2026-11-27 late). A schedule measured twice
  * costs the slower of its two medians and ranks before those measured once

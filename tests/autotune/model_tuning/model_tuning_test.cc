@@ -159,8 +159,12 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
     const std::vector<tuning_log::MeasureRecord> best = s.best(1);
     ASSERT_EQ(best.size(), 1u) << t.name;
     int times = 0;
-    for (const auto &rec : s.records()) times += rec.ok() && rec.schedule_json == best[0].schedule_json;
+    size_t last_runs = 0;  // runs in the schedule's newest record: the re-measure
+    for (const auto &rec : s.records())
+      if (rec.ok() && rec.schedule_json == best[0].schedule_json) times++, last_runs = rec.costs_ms.size();
     EXPECT_EQ(times, 2) << t.name << ": the best is a re-measured schedule";
+    EXPECT_EQ(last_runs, static_cast<size_t>(o.confirm_rounds * o.measure.repeat))
+        << t.name << ": one record holds every interleaved round's runs";
     EXPECT_DOUBLE_EQ(c.tasks[i].best_ms, best[0].median_ms) << t.name;
   }
   EXPECT_GT(with_weights, 0) << "cls's convs read their weights as constants";
