@@ -248,6 +248,40 @@ PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t 
   return best;
 }
 
+// A 1x1 blocked conv whose weight panels of two output-channel blocks exceed
+// half of L1 (a 1x1 conv of more than 256 fp32 input channels in AVX2
+// vectors; pointwise_block then keeps one block): the input channels in
+// chunks whose panels do stay there, each chunk swept past a whole tile of
+// the output before the next, which accumulates in memory between chunks
+// (GotoBLAS's k_c blocking: Goto and van de Geijn, "Anatomy of
+// High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, section
+// 6). The register block: `chans` output-channel blocks (2 or 4) x `cols`
+// columns dividing the width; where no divisor of the width above 1 fits (a
+// prime width, 7), `rows` image rows instead, the last tile guarded,
+// counted by the rows they cover.
+struct ChunkedBlock {
+  int64_t chans = 1, cols = 1, rows = 1;
+  double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
+};
+ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, int64_t accumulators) {
+  ChunkedBlock best;
+  double best_loads = 2;
+  for (int64_t chans : {2, 4}) {
+    if (chan_extent % chans != 0 || chans > accumulators) continue;
+    ChunkedBlock b{chans, divisor_upto(width, accumulators / chans), 1};
+    double useful = static_cast<double>(chans * b.cols);
+    if (b.cols == 1 && height > 1) {
+      b.rows = std::min(height, accumulators / chans);
+      const int64_t tiles = (height + b.rows - 1) / b.rows;
+      useful = static_cast<double>(chans * b.rows) * height / (tiles * b.rows);
+    }
+    const double loads = 1.0 / chans + 1.0 / (b.cols * b.rows);
+    b.useful = useful;
+    if (useful > best.useful || (useful == best.useful && loads < best_loads)) best = b, best_loads = loads;
+  }
+  return best;
+}
+
 // Vectors of columns side by side in a spatial-vector block of `others`
 // accumulators per column vector: up to 4 where the block would otherwise hold
 // few, so that several accumulator chains are in flight; columns must divide
@@ -420,13 +454,44 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const StageInfo &st = impl_->graph.stage(S);
         const TileSpec *out_chans =
             blocked_conv && ss::window_taps(st) == 1 ? stage_tile(s, st, ss::blocked_output_channel_axis(st)) : nullptr;
-        if (rows && out_chans && out_chans != rows) {
-          const PointwiseBlock b = pointwise_block(out_chans->extent, rows->extent, lanes / width,
-                                                   ss::reduce_extent(st) * width * st.tensor.dtype().bytes());
-          ss::set_tile(c, *out_chans, {1, 1, b.chans});
-          chans = b.chans, row_block = b.rows;
+        const int64_t bytes = st.tensor.dtype().bytes(), panel = ss::reduce_extent(st) * width * bytes;
+        const TileSpec *image_rows = nullptr;  // the tiled axis before `rows` (a conv's output rows), if not out_chans
+        const TileSpec *prev = nullptr;
+        for (const auto &t : s.tiles) {
+          if (t.stage != S || t.levels != 4) continue;
+          if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
+          prev = &t;
         }
-        if (rows) ss::set_tile(c, *rows, {1, 1, row_block});
+        PointwiseBlock pb;
+        ChunkedBlock b;
+        if (rows && out_chans && out_chans != rows) {
+          pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
+          b = chunked_block(out_chans->extent, rows->extent, image_rows ? image_rows->extent : 1, lanes / width);
+        }
+        // Chunked where its block holds more output than the one whose whole
+        // panels fit (1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input
+        // channels, bench/RESULTS.md 2026-11-28).
+        const bool chunked = b.useful > pb.chans * pb.rows;
+        if (chunked) {
+          // Between chunks the output tile (chans x rows x the whole width, in
+          // more channel blocks while it fits half of L1) is read and written
+          // once per chunk.
+          const int64_t row_bytes = rows->extent * width * bytes;
+          int64_t tile_rows = b.rows;
+          if (image_rows && b.rows == 1)
+            tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
+          const int64_t chan_tiles =
+              divisor_upto(out_chans->extent / b.chans, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * tile_rows * row_bytes)));
+          ss::set_tile(c, *out_chans, {1, chan_tiles, b.chans});
+          ss::set_tile(c, *rows, {1, rows->extent / b.cols, b.cols});
+          if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, 1, b.rows}
+                                                                 : std::vector<int64_t>{1, tile_rows, 1});
+          chans = b.chans, row_block = b.cols * b.rows;
+        } else if (rows && out_chans && out_chans != rows) {
+          ss::set_tile(c, *out_chans, {1, 1, pb.chans});
+          chans = pb.chans, row_block = pb.rows;
+        }
+        if (rows && !chunked) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
         // A task's column vectors: an equal share, rounded up where that still
         // fits the axis (1000 columns on 2 threads: 512 + a guarded 488).
@@ -454,9 +519,14 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // input-channel block goes outside them instead, so that each
           // broadcast input serves all of them.
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
+          // Chunked: the outer channel blocks in chunks whose chans panels fill at most half of L1.
           for (const auto &t : s.tiles)
-            if (t.stage == S && t.levels == 2)
-              ss::set_tile(c, t, {t.extent <= ss::kMaxVector && chans == 1 ? t.extent : 1});
+            if (t.stage == S && t.levels == 2) {
+              const int64_t inner = t.extent <= ss::kMaxVector ? t.extent : 1;
+              if (!chunked) ss::set_tile(c, t, {chans == 1 ? inner : 1});
+              else if (inner > 1) ss::set_tile(c, t, {inner});
+              else ss::set_tile(c, t, {divisor_upto(t.extent, kL1Bytes / 2 / (chans * panel / t.extent))});
+            }
         } else {
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
           set_reduce_tiles(s, S, c, kReduceUnroll);
