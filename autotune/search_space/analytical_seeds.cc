@@ -25,7 +25,9 @@
 //  - Spatial vector (any other tiled stage: depthwise convolutions, batched
 //    matmuls of two activations): the last axis vectorized, a few rows of the
 //    axis before it in registers, small reductions (kernel windows) whole
-//    inside the block.
+//    inside the block; a 1x1 blocked conv's block shares loads among
+//    output-channel blocks and columns (pointwise_block), its reduction in
+//    chunks that fit L1 where their block holds more (chunked_block).
 // Every other choice of the sketch gets its analytical value (fill_choices):
 // elementwise stages vectorized and parallel over all their outer loops,
 // parallel grain 16 tasks per thread, tiled stages parallel over every S0
@@ -248,17 +250,16 @@ PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t 
   return best;
 }
 
-// A 1x1 blocked conv whose weight panels of two output-channel blocks exceed
-// half of L1 (a 1x1 conv of more than 256 fp32 input channels in AVX2
-// vectors; pointwise_block then keeps one block): the input channels in
-// chunks whose panels do stay there, each chunk swept past a whole tile of
-// the output before the next, which accumulates in memory between chunks
-// (GotoBLAS's k_c blocking: Goto and van de Geijn, "Anatomy of
-// High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, section
-// 6). The register block: `chans` output-channel blocks (2 or 4) x `cols`
-// columns dividing the width; where no divisor of the width above 1 fits (a
-// prime width, 7), `rows` image rows instead, the last tile guarded,
-// counted by the rows they cover.
+// A 1x1 blocked conv's register block when its weight panels need not fit
+// L1 whole: the input channels in chunks whose panels do, each chunk swept
+// past a whole tile of the output before the next, the output accumulating
+// in memory between chunks (GotoBLAS's k_c blocking: Goto and van de Geijn,
+// "Anatomy of High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008,
+// section 6). `chans` output-channel blocks (2 or 4) x `cols` columns
+// dividing the width; where no divisor of the width above 1 fits (a prime
+// width, 7) and `height` is given (> 1), `rows` image rows instead, the last
+// tile guarded. The seed takes it where it holds more output than
+// pointwise_block's (1x1 convs of 256 or more fp32 input channels on AVX2).
 struct ChunkedBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
@@ -268,18 +269,45 @@ ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, i
   double best_loads = 2;
   for (int64_t chans : {2, 4}) {
     if (chan_extent % chans != 0 || chans > accumulators) continue;
-    ChunkedBlock b{chans, divisor_upto(width, accumulators / chans), 1};
-    double useful = static_cast<double>(chans * b.cols);
+    ChunkedBlock b{chans, divisor_upto(width, accumulators / chans), 1, 0};
+    b.useful = static_cast<double>(chans * b.cols);
     if (b.cols == 1 && height > 1) {
       b.rows = std::min(height, accumulators / chans);
       const int64_t tiles = (height + b.rows - 1) / b.rows;
-      useful = static_cast<double>(chans * b.rows) * height / (tiles * b.rows);
+      b.useful = static_cast<double>(chans * b.rows) * height / (tiles * b.rows);
     }
     const double loads = 1.0 / chans + 1.0 / (b.cols * b.rows);
-    b.useful = useful;
-    if (useful > best.useful || (useful == best.useful && loads < best_loads)) best = b, best_loads = loads;
+    if (b.useful > best.useful || (b.useful == best.useful && loads < best_loads)) best = b, best_loads = loads;
   }
   return best;
+}
+
+// The tiles of a chunked_block seed on stage S: the block in S3; in S2 the
+// rest of the width, then image rows and channel blocks while the output
+// tile (read and written once per chunk) fits half of L1 and the outer tiles
+// (parallel) still number kChunkedTasks per thread; the reduction's outer
+// channel blocks (R1) in chunks whose `chans` panels (panel bytes each, over
+// the whole reduction) fill at most half of L1, its inner block whole.
+// 4 tasks per thread: tiles of guarded rows are uneven (7 rows as 3 + 3 + 1),
+// and 3 such tasks on 2 threads ran 10-17% slower (EfficientNet-B0's 7x7
+// convs, bench/RESULTS.md 2026-11-28).
+constexpr int64_t kChunkedTasks = 4;
+void set_chunked_tiles(const Sketch &s, const std::string &S, const ChunkedBlock &b, const TileSpec &out_chans,
+                       const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
+                       Candidate &c) {
+  int64_t tile_rows = b.rows;
+  if (image_rows && b.rows == 1)
+    tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
+  const int64_t row_tiles = image_rows ? (image_rows->extent + tile_rows - 1) / tile_rows : 1;
+  const int64_t blocks = out_chans.extent / b.chans, wanted = kChunkedTasks * std::max(1, threads);
+  int64_t chan_tiles = divisor_upto(blocks, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * tile_rows * row_bytes)));
+  while (chan_tiles > 1 && blocks / chan_tiles * row_tiles < wanted) chan_tiles = divisor_upto(blocks, chan_tiles - 1);
+  ss::set_tile(c, out_chans, {1, chan_tiles, b.chans});
+  ss::set_tile(c, cols, {1, cols.extent / b.cols, b.cols});
+  if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, 1, b.rows} : std::vector<int64_t>{1, tile_rows, 1});
+  for (const auto &t : s.tiles)
+    if (t.stage == S && t.levels == 2)
+      ss::set_tile(c, t, {t.extent <= ss::kMaxVector ? t.extent : divisor_upto(t.extent, kL1Bytes / 2 / (b.chans * panel / t.extent))});
 }
 
 // Vectors of columns side by side in a spatial-vector block of `others`
@@ -462,34 +490,24 @@ std::vector<Candidate> SearchSpace::seeds() const {
           if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
           prev = &t;
         }
-        PointwiseBlock pb;
-        ChunkedBlock b;
+        bool chunked = false;
         if (rows && out_chans && out_chans != rows) {
-          pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
-          b = chunked_block(out_chans->extent, rows->extent, image_rows ? image_rows->extent : 1, lanes / width);
-        }
-        // Chunked where its block holds more output than the one whose whole
-        // panels fit (1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input
-        // channels, bench/RESULTS.md 2026-11-28).
-        const bool chunked = b.useful > pb.chans * pb.rows;
-        if (chunked) {
-          // Between chunks the output tile (chans x rows x the whole width, in
-          // more channel blocks while it fits half of L1) is read and written
-          // once per chunk.
-          const int64_t row_bytes = rows->extent * width * bytes;
-          int64_t tile_rows = b.rows;
-          if (image_rows && b.rows == 1)
-            tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
-          const int64_t chan_tiles =
-              divisor_upto(out_chans->extent / b.chans, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * tile_rows * row_bytes)));
-          ss::set_tile(c, *out_chans, {1, chan_tiles, b.chans});
-          ss::set_tile(c, *rows, {1, rows->extent / b.cols, b.cols});
-          if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, 1, b.rows}
-                                                                 : std::vector<int64_t>{1, tile_rows, 1});
-          chans = b.chans, row_block = b.cols * b.rows;
-        } else if (rows && out_chans && out_chans != rows) {
-          ss::set_tile(c, *out_chans, {1, 1, pb.chans});
-          chans = pb.chans, row_block = pb.rows;
+          const PointwiseBlock pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
+          // Image rows only where the whole weight exceeds L2: re-reading each
+          // panel for every row of a prime width from L2 cost little
+          // (EfficientNet-B0's, MobileNetV3's 7x7 convs ran 10-20% slower
+          // with rows; ResNet-50's, of 4-8 MB weights, up to 2x faster).
+          const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
+          const ChunkedBlock b = chunked_block(out_chans->extent, rows->extent,
+                                               image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width);
+          // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
+          chunked = b.useful > pb.chans * pb.rows;
+          if (chunked)
+            set_chunked_tiles(s, S, b, *out_chans, *rows, image_rows, rows->extent * width * bytes, panel,
+                              impl_->graph.threads, c);
+          else ss::set_tile(c, *out_chans, {1, 1, pb.chans});
+          chans = chunked ? b.chans : pb.chans;
+          row_block = chunked ? b.cols * b.rows : pb.rows;
         }
         if (rows && !chunked) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
@@ -519,14 +537,9 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // input-channel block goes outside them instead, so that each
           // broadcast input serves all of them.
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
-          // Chunked: the outer channel blocks in chunks whose chans panels fill at most half of L1.
           for (const auto &t : s.tiles)
-            if (t.stage == S && t.levels == 2) {
-              const int64_t inner = t.extent <= ss::kMaxVector ? t.extent : 1;
-              if (!chunked) ss::set_tile(c, t, {chans == 1 ? inner : 1});
-              else if (inner > 1) ss::set_tile(c, t, {inner});
-              else ss::set_tile(c, t, {divisor_upto(t.extent, kL1Bytes / 2 / (chans * panel / t.extent))});
-            }
+            if (t.stage == S && t.levels == 2 && !chunked)  // (set_chunked_tiles chunks them)
+              ss::set_tile(c, t, {t.extent <= ss::kMaxVector && chans == 1 ? t.extent : 1});
         } else {
           ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
           set_reduce_tiles(s, S, c, kReduceUnroll);

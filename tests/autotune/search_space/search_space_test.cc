@@ -714,11 +714,16 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   EXPECT_EQ(param(deep, ".tile.w.2"), 7) << deep.key();
   EXPECT_EQ(param(deep, ".tile.rco.1"), 16) << deep.key();
   EXPECT_EQ(param(deep, ".tile.rci.1"), 8) << deep.key();
-  // A prime width (7) has no column block: 3 image rows instead, the last tile guarded.
-  const Candidate prime = front({1, 1024, 14, 14, 256, 1, 1, 8, 8, 2, 0}, kAvx2);
+  // A prime width (7) has no column block: 3 image rows instead, the last
+  // tile guarded, where the weight exceeds L2 (8 MiB); 1 block x 7 columns
+  // where it does not (1024 x 64, 256 KiB).
+  const Candidate prime = front({1, 1024, 14, 14, 2048, 1, 1, 8, 8, 2, 0}, kAvx2);
   EXPECT_EQ(param(prime, ".tile.k.3"), 4) << prime.key();
   EXPECT_EQ(param(prime, ".tile.h.3"), 3) << prime.key();
   EXPECT_EQ(param(prime, ".tile.w.3"), 1) << prime.key();
+  const Candidate small_prime = front({1, 1024, 14, 14, 64, 1, 1, 8, 8, 2, 0}, kAvx2);
+  EXPECT_EQ(param(small_prime, ".tile.k.3"), 1) << small_prime.key();
+  EXPECT_EQ(param(small_prime, ".tile.w.3"), 7) << small_prime.key();
   // The Winograd GEMM blocks its output channels k, not the batch axis e that both inputs share.
   SearchSpace gemm(make_task("winograd_gemm", ops::build_op("winograd_gemm_nchwc", {16, 32, 28, 32, 8, 8}).outputs, kAvx2));
   ASSERT_FALSE(gemm.seeds().empty());
@@ -727,10 +732,10 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
 
   Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 32, 14, 14, 32, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
   for (const Candidate &c : ch.space.seeds()) ch.check(c, "seed");
-  // Chunked (40 blocks in chunks of 10) with guarded rows (7 = 3 + 3 + 1): equal to the reference.
-  Checker chunked(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 320, 7, 7, 32, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
+  // Chunked (90 blocks in chunks of 15) with guarded rows (7 = 3 + 3 + 1): equal to the reference.
+  Checker chunked(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 720, 7, 7, 512, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
   ASSERT_FALSE(chunked.space.seeds().empty());
-  EXPECT_EQ(param(chunked.space.seeds().front(), ".tile.rco.1"), 10) << chunked.space.seeds().front().key();
+  EXPECT_EQ(param(chunked.space.seeds().front(), ".tile.rco.1"), 15) << chunked.space.seeds().front().key();
   EXPECT_EQ(param(chunked.space.seeds().front(), ".tile.h.3"), 3) << chunked.space.seeds().front().key();
   for (const Candidate &c : chunked.space.seeds()) chunked.check(c, "chunked seed");
 }
