@@ -103,7 +103,7 @@ struct ModelTuneOptions {
                                  // past total_trials and time_budget_s (a later run counts its records as stored
                                  // ones); 0 = off
   int confirm_rounds = 2;        // confirm_bests_as_in_model: interleaved rounds over the top schedules, one record
-                                 // each with every round's runs (a single cold round misranked 2 of 36 ResNet-50 picks)
+                                 // each with every round's runs (after a single cold round, 2 of 36 ResNet-50 picks were slower)
   std::function<void(const ModelTuneProgress &)> progress;
   const std::atomic<bool> *stop = nullptr;
 };
