@@ -288,9 +288,8 @@ ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, i
 // (parallel) still number kChunkedTasks per thread; the reduction's outer
 // channel blocks (R1) in chunks whose `chans` panels (panel bytes each, over
 // the whole reduction) fill at most half of L1, its inner block whole.
-// 4 tasks per thread: tiles of guarded rows are uneven (7 rows as 3 + 3 + 1),
-// and 3 such tasks on 2 threads ran 10-17% slower (EfficientNet-B0's 7x7
-// convs, bench/RESULTS.md 2026-11-28).
+// 4 tasks per thread, so that uneven tiles of guarded rows (7 rows as 3 + 3
+// + 1) balance over the threads.
 constexpr int64_t kChunkedTasks = 4;
 void set_chunked_tiles(const Sketch &s, const std::string &S, const ChunkedBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
@@ -493,10 +492,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
         bool chunked = false;
         if (rows && out_chans && out_chans != rows) {
           const PointwiseBlock pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
-          // Image rows only where the whole weight exceeds L2: re-reading each
-          // panel for every row of a prime width from L2 cost little
-          // (EfficientNet-B0's, MobileNetV3's 7x7 convs ran 10-20% slower
-          // with rows; ResNet-50's, of 4-8 MB weights, up to 2x faster).
+          // Image rows only where the whole weight exceeds kL2Bytes: below it,
+          // re-reading each panel for every row of a prime width cost little
+          // (EfficientNet-B0's and MobileNetV3's 7x7 convs, of 0.6-0.9 MB
+          // weights, ran 10-17% slower with rows; ResNet-50's, of 4-8 MB, up
+          // to 2x faster).
           const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
           const ChunkedBlock b = chunked_block(out_chans->extent, rows->extent,
                                                image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width);
