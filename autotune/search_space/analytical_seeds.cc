@@ -481,16 +481,16 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const StageInfo &st = impl_->graph.stage(S);
         const TileSpec *out_chans =
             blocked_conv && ss::window_taps(st) == 1 ? stage_tile(s, st, ss::blocked_output_channel_axis(st)) : nullptr;
-        const int64_t bytes = st.tensor.dtype().bytes(), panel = ss::reduce_extent(st) * width * bytes;
-        const TileSpec *image_rows = nullptr;  // the tiled axis before `rows` (a conv's output rows), if not out_chans
-        const TileSpec *prev = nullptr;
-        for (const auto &t : s.tiles) {
-          if (t.stage != S || t.levels != 4) continue;
-          if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
-          prev = &t;
-        }
         bool chunked = false;
         if (rows && out_chans && out_chans != rows) {
+          const int64_t bytes = st.tensor.dtype().bytes(), panel = ss::reduce_extent(st) * width * bytes;
+          const TileSpec *image_rows = nullptr;  // the tiled axis before `rows` (a conv's output rows), if not out_chans
+          const TileSpec *prev = nullptr;
+          for (const auto &t : s.tiles) {
+            if (t.stage != S || t.levels != 4) continue;
+            if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
+            prev = &t;
+          }
           const PointwiseBlock pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
           // Image rows only where the whole weight exceeds kL2Bytes: below it,
           // re-reading each panel for every row of a prime width cost little
