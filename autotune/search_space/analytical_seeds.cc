@@ -26,8 +26,8 @@
 //    matmuls of two activations): the last axis vectorized, a few rows of the
 //    axis before it in registers, small reductions (kernel windows) whole
 //    inside the block; a 1x1 blocked conv's block shares loads among
-//    output-channel blocks and columns (pointwise_block), its reduction in
-//    chunks that fit L1 where their block holds more (chunked_block).
+//    output-channel blocks and columns, its reduction in chunks that fit L1
+//    where their block holds more (conv_register_block).
 // Every other choice of the sketch gets its analytical value (fill_choices):
 // elementwise stages vectorized and parallel over all their outer loops,
 // parallel grain 16 tasks per thread, tiled stages parallel over every S0
@@ -223,53 +223,43 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
 }
 
 // A 1x1 blocked conv's register block (the Winograd GEMM's too): `chans`
-// output-channel blocks x `rows` columns of the image, each accumulator one
+// output-channel blocks x `cols` columns of the image, each accumulator one
 // vector. Each broadcast input is shared by the chans blocks and each weight
-// vector by the rows, so of the blocks that fill the most of `accumulators`
-// (rows dividing their extent), the one with the fewest loads per FMA,
-// 1 / chans + 1 / rows, is taken: AVX2's 12 give 2 x 4 (1.4-1.6x faster
-// than 1 x 8 on ResNet-50's 1x1 convs, bench/RESULTS.md), AVX-512's 14 give
-// 2 x 7. As onnxruntime's MLAS NCHWc kernels block filters (up to 4) x outputs.
-// The blocks' weight panels (panel_bytes each: the reduction x one vector)
-// must stay in half of L1 while the columns sweep past them: a 1x1 conv of
-// 1024 channels at 14x14 ran 1.14x slower with 4 x 2 than with 1 x 7.
+// vector by the columns, so of the blocks that fill the most of
+// `accumulators` (columns dividing the width), the one with the fewest loads
+// per FMA, 1 / chans + 1 / cols, is taken: AVX2's 12 give 2 x 4 (1.4-1.6x
+// faster than 1 x 8 on ResNet-50's 1x1 convs, bench/RESULTS.md), AVX-512's 14
+// give 2 x 7. As onnxruntime's MLAS NCHWc kernels block filters (up to 4) x
+// outputs.
+//
+// Two forms, by `panel_bytes` (the whole reduction x one vector):
+//  * > 0, whole panels: the blocks' panels must stay in half of L1 while the
+//    columns sweep past them (a 1x1 conv of 1024 channels at 14x14 ran 1.14x
+//    slower with 4 x 2 than with 1 x 7); chans 1, 2 or 4.
+//  * 0, chunked: the input channels go in chunks whose panels do fit, each
+//    chunk swept past a whole tile of the output before the next, the output
+//    accumulating in memory between chunks (GotoBLAS's k_c blocking: Goto and
+//    van de Geijn, "Anatomy of High-Performance Matrix Multiplication", ACM
+//    TOMS 34(3), 2008, section 6; set_chunked_tiles). chans 2 or 4: chunking
+//    pays only where blocks share the inputs. Where no divisor of the width
+//    above 1 fits (a prime width, 7) and `height` is given (> 1), `rows`
+//    image rows instead, the last tile guarded.
+// The seed takes the chunked block where it holds more output (1x1 convs of
+// 256 or more fp32 input channels on AVX2).
 constexpr int64_t kL1Bytes = 32 * 1024;  // L1d of a core: Zen 3 and 4, Skylake; Sapphire Rapids has 48 KiB
-struct PointwiseBlock {
-  int64_t chans = 1, rows = 1;
-};
-PointwiseBlock pointwise_block(int64_t chan_extent, int64_t row_extent, int64_t accumulators, int64_t panel_bytes) {
-  PointwiseBlock best;
-  double best_loads = 2;
-  for (int64_t chans : {1, 2, 4}) {
-    if (chan_extent % chans != 0 || chans > accumulators || (chans > 1 && chans * panel_bytes > kL1Bytes / 2)) continue;
-    const int64_t rows = divisor_upto(row_extent, accumulators / chans);
-    const double loads = 1.0 / chans + 1.0 / rows;
-    const int64_t useful = chans * rows, best_useful = best.chans * best.rows;
-    if (useful > best_useful || (useful == best_useful && loads < best_loads)) best = {chans, rows}, best_loads = loads;
-  }
-  return best;
-}
-
-// A 1x1 blocked conv's register block when its weight panels need not fit
-// L1 whole: the input channels in chunks whose panels do, each chunk swept
-// past a whole tile of the output before the next, the output accumulating
-// in memory between chunks (GotoBLAS's k_c blocking: Goto and van de Geijn,
-// "Anatomy of High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008,
-// section 6). `chans` output-channel blocks (2 or 4) x `cols` columns
-// dividing the width; where no divisor of the width above 1 fits (a prime
-// width, 7) and `height` is given (> 1), `rows` image rows instead, the last
-// tile guarded. The seed takes it where it holds more output than
-// pointwise_block's (1x1 convs of 256 or more fp32 input channels on AVX2).
-struct ChunkedBlock {
+struct ConvRegisterBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
 };
-ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, int64_t accumulators) {
-  ChunkedBlock best;
+ConvRegisterBlock conv_register_block(int64_t chan_extent, int64_t width, int64_t height, int64_t accumulators,
+                                      int64_t panel_bytes) {
+  const bool chunked = panel_bytes == 0;
+  ConvRegisterBlock best;
   double best_loads = 2;
-  for (int64_t chans : {2, 4}) {
-    if (chan_extent % chans != 0 || chans > accumulators) continue;
-    ChunkedBlock b{chans, divisor_upto(width, accumulators / chans), 1, 0};
+  for (int64_t chans : {1, 2, 4}) {
+    if (chan_extent % chans != 0 || chans > accumulators || (chunked && chans == 1)) continue;
+    if (!chunked && chans > 1 && chans * panel_bytes > kL1Bytes / 2) continue;
+    ConvRegisterBlock b{chans, divisor_upto(width, accumulators / chans), 1, 0};
     b.useful = static_cast<double>(chans * b.cols);
     if (b.cols == 1 && height > 1) {
       b.rows = std::min(height, accumulators / chans);
@@ -282,7 +272,7 @@ ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, i
   return best;
 }
 
-// The tiles of a chunked_block seed on stage S: the block in S3; in S2 the
+// The tiles of a chunked conv_register_block seed on stage S: the block in S3; in S2 the
 // rest of the width, then image rows and channel blocks while the output
 // tile (read and written once per chunk) fits half of L1 and the outer tiles
 // (parallel) still number kChunkedTasks per thread; the reduction's outer
@@ -291,7 +281,7 @@ ChunkedBlock chunked_block(int64_t chan_extent, int64_t width, int64_t height, i
 // 4 tasks per thread, so that uneven tiles of guarded rows (7 rows as 3 + 3
 // + 1) balance over the threads.
 constexpr int64_t kChunkedTasks = 4;
-void set_chunked_tiles(const Sketch &s, const std::string &S, const ChunkedBlock &b, const TileSpec &out_chans,
+void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegisterBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
                        Candidate &c) {
   int64_t tile_rows = b.rows;
@@ -491,23 +481,23 @@ std::vector<Candidate> SearchSpace::seeds() const {
             if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
             prev = &t;
           }
-          const PointwiseBlock pb = pointwise_block(out_chans->extent, rows->extent, lanes / width, panel);
+          const ConvRegisterBlock pb = conv_register_block(out_chans->extent, rows->extent, 1, lanes / width, panel);
           // Image rows only where the whole weight exceeds kL2Bytes: below it,
           // re-reading each panel for every row of a prime width cost little
           // (EfficientNet-B0's and MobileNetV3's 7x7 convs, of 0.6-0.9 MB
           // weights, ran 10-17% slower with rows; ResNet-50's, of 4-8 MB, up
           // to 2x faster).
           const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
-          const ChunkedBlock b = chunked_block(out_chans->extent, rows->extent,
-                                               image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width);
+          const ConvRegisterBlock b = conv_register_block(
+              out_chans->extent, rows->extent, image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width, 0);
           // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
-          chunked = b.useful > pb.chans * pb.rows;
+          chunked = b.useful > pb.useful;
           if (chunked)
             set_chunked_tiles(s, S, b, *out_chans, *rows, image_rows, rows->extent * width * bytes, panel,
                               impl_->graph.threads, c);
           else ss::set_tile(c, *out_chans, {1, 1, pb.chans});
           chans = chunked ? b.chans : pb.chans;
-          row_block = chunked ? b.cols * b.rows : pb.rows;
+          row_block = chunked ? b.cols * b.rows : pb.cols;
         }
         if (rows && !chunked) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
