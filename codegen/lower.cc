@@ -446,7 +446,7 @@ class Lowerer {
         if (rel.tail == TailStrategy::RoundUp && st.attach.kind != Attach::Root) tail = Halide::TailStrategy::GuardWithIf;
         def.split(am.get(rel.parent), am.get(rel.outer), am.get(rel.inner), static_cast<int>(rel.inner_extent), tail);
       } else {
-        def.fuse(am.get(rel.outer), am.get(rel.inner), am.get(rel.parent));
+        def.fuse(am.get(rel.inner), am.get(rel.outer), am.get(rel.parent));  // Halide takes the inner axis first
       }
     }
     std::vector<Halide::VarOrRVar> order;

@@ -63,6 +63,26 @@ TEST(Primitives, FuseReorderAnnotations) {
   expect_correct(s, c);
 }
 
+// fuse(outer, inner) iterates the inner axis fastest, as a nest of the two
+// would: 8 lanes of the fused loop are 8 neighbouring columns, a dense store
+// (Halide's fuse takes the inner axis first; swapped, every lane was a row).
+TEST(Primitives, FuseIteratesTheInnerAxisFastest) {
+  RefCase c = testing::gemm_case(16, 24, 9);
+  Schedule s({c.output});
+  std::string f = s.fuse("C", "i", "j");
+  auto [o, in] = s.split("C", f, 8);
+  s.vectorize("C", in);
+  expect_correct(s, c);
+  Kernel k = Kernel::build(s);
+  int stores = 0;
+  for (const auto &a : k.loop_nest().accesses)
+    if (a.is_store && a.lanes == 8) {
+      stores++;
+      EXPECT_TRUE(a.dense) << k.loop_nest().str();
+    }
+  EXPECT_GT(stores, 0) << k.loop_nest().str();
+}
+
 TEST(Primitives, ComputeAtInlineRootCaches) {
   RefCase c = testing::conv_case(1, 4, 8, 8, 8);
   {
