@@ -20,6 +20,7 @@
 #include "te/ops/conv.h"
 #include "te/ops/pool.h"
 #include "te/ops/reduce.h"
+#include "te/ops/transform.h"
 #include "te/ops/winograd.h"
 
 namespace tetune {
@@ -46,26 +47,10 @@ LOWER(l_to_blocked) {
   Tensor x = c.in_rank(0, 4, "input");
   const int64_t b = c.node().attr_i("block", 0), C = x.shape()[1];
   if (b < 1 || C % b) c.attr_fail("block " + std::to_string(b) + " does not divide the " + std::to_string(C) + " channels");
-  const Shape s{x.shape()[0], C / b, x.shape()[2], x.shape()[3], b};
-  Tensor y = compute(
-      s, [&](const std::vector<Var> &i) { return x(i[0], Expr(i[1]) * static_cast<int>(b) + i[4], i[2], i[3]); }, c.name(), "",
-      {"n", "c", "h", "w", "cb"});
-  return {ops::annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW" + std::to_string(b) + "c"}})};
+  return {ops::to_blocked(x, b, c.name())};
 }
 
-LOWER(l_to_plain) {
-  Tensor x = c.in_rank(0, 5, "input");
-  const int64_t b = x.shape()[4];
-  const Shape s{x.shape()[0], x.shape()[1] * b, x.shape()[2], x.shape()[3]};
-  Tensor y = compute(
-      s,
-      [&](const std::vector<Var> &i) {
-        Expr ch = i[1];
-        return x(i[0], ch / static_cast<int>(b), i[2], i[3], ch % static_cast<int>(b));
-      },
-      c.name(), "", {"n", "c", "h", "w"});
-  return {ops::annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW"}})};
-}
+LOWER(l_to_plain) { return {ops::to_plain(c.in_rank(0, 5, "input"), c.name())}; }
 
 LOWER(l_conv_nchwc) {
   Tensor x = c.in_rank(0, 5, "input");

@@ -1,6 +1,7 @@
 // Registry entries: data movement and resampling (te/ops/transform.h, resize.h,
 // grid_sample.h, roi_align.h, reverse_sequence.h). Integer inputs (indices,
 // lengths) are int64; out-of-range values are clamped by the ops.
+#include "base/errors.h"
 #include "te/ops/grid_sample.h"
 #include "te/ops/registry_families.h"
 #include "te/ops/resize.h"
@@ -37,6 +38,18 @@ std::vector<OpEntry> transform_entries() {
        [](const Dims &s) {
          Tensor x = input(s, "x");
          return OpWorkload{{x}, {transpose(x, {}, "transpose")}};
+       }},
+      {"to_blocked", "N,C,H,W,b", "NCHW -> NCHW[b]c, [N, C/b, H, W, b] (the layout transform into a chain of ONNX Convs run blocked)", "1,16,6,6,8",
+       [](const Dims &s) {
+         Tensor x = input(take(s, 0, 4), "x");
+         return OpWorkload{{x}, {to_blocked(x, s[4], "to_blocked")}};
+       }},
+      {"to_plain", "N,C,H,W,b", "NCHW[b]c -> NCHW: x [N, C/b, H, W, b] -> [N, C, H, W] (the layout transform out of a chain of ONNX Convs run blocked)",
+       "1,16,6,6,8",
+       [](const Dims &s) {
+         if (s[4] < 1 || s[1] % s[4]) throw AttributeError("to_plain: block " + std::to_string(s[4]) + " does not divide C = " + std::to_string(s[1]));
+         Tensor x = input({s[0], s[1] / s[4], s[2], s[3], s[4]}, "x");
+         return OpWorkload{{x}, {to_plain(x, "to_plain")}};
        }},
       {"concat", "D0,...,Dn", "a and b joined along the last axis (ONNX Concat, axis -1)", "6,20",
        [](const Dims &s) {

@@ -168,6 +168,33 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm_in, const std
   return annotate(t, "injective", {{"op", "Transpose"}, {"perm", list_str(perm)}});
 }
 
+Tensor to_blocked(const Tensor &x, int64_t block, const std::string &name) {
+  if (x.ndim() != 4) throw ShapeError("to_blocked: '" + x.name() + "' has shape " + shape_str(x.shape()) + ", not [N, C, H, W]");
+  const int64_t C = x.shape()[1];
+  if (block < 1 || C % block)
+    throw AttributeError("to_blocked: block " + std::to_string(block) + " does not divide the " + std::to_string(C) +
+                         " channels of '" + x.name() + "'");
+  const int b = static_cast<int>(block);
+  Tensor y = compute(
+      {x.shape()[0], C / block, x.shape()[2], x.shape()[3], block},
+      [&](const std::vector<Var> &i) { return x(i[0], Expr(i[1]) * b + i[4], i[2], i[3]); }, name, "",
+      {"n", "c", "h", "w", "cb"});
+  return annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW" + std::to_string(block) + "c"}});
+}
+
+Tensor to_plain(const Tensor &x, const std::string &name) {
+  if (x.ndim() != 5) throw ShapeError("to_plain: '" + x.name() + "' has shape " + shape_str(x.shape()) + ", not [N, C/b, H, W, b]");
+  const int b = static_cast<int>(x.shape()[4]);
+  Tensor y = compute(
+      {x.shape()[0], x.shape()[1] * b, x.shape()[2], x.shape()[3]},
+      [&](const std::vector<Var> &i) {
+        Expr ch = i[1];
+        return x(i[0], ch / b, i[2], i[3], ch % b);
+      },
+      name, "", {"n", "c", "h", "w"});
+  return annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW"}});
+}
+
 namespace {
 // Reads x at the element with the same row-major flat position as `out_idx` in out_shape.
 Expr reshape_access(const Tensor &x, const Shape &out_shape, const std::vector<Var> &i) {

@@ -39,6 +39,16 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &starts, const std::vec
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, const std::string &name = "transpose");
 
 /**
+ * NCHW -> NCHW[b]c (TVM's layout_transform "NCHW" -> "NCHW{b}c"): x [N, C, H, W]
+ * -> [N, C/b, H, W, b], y[n, c, h, w, i] = x[n, c * b + i, h, w]. ShapeError
+ * when x is not rank 4, AttributeError when b < 1 or b does not divide C.
+ */
+Tensor to_blocked(const Tensor &x, int64_t block, const std::string &name = "to_blocked");
+
+/** NCHW[b]c -> NCHW, to_blocked's inverse: x [N, C/b, H, W, b] -> [N, C, H, W]. ShapeError when x is not rank 5. */
+Tensor to_plain(const Tensor &x, const std::string &name = "to_plain");
+
+/**
  * ONNX Reshape: 0 copies the input extent at that position (allowzero=0), one
  * -1 is inferred. ShapeError when element counts differ; AttributeError for
  * two -1s or a value < -1.

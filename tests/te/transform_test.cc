@@ -140,6 +140,29 @@ TEST(Transform, Transpose) {
   EXPECT_THROW(ops::transpose(X, {0, 0, 1}), AttributeError);
 }
 
+// NCHW -> NCHW[b]c and back: y[n, c, h, w, i] = x[n, c * b + i, h, w].
+TEST(Transform, ToBlockedAndToPlain) {
+  const Shape s = {2, 12, 3, 5};
+  Tensor X = placeholder(s, float32(), "X");
+  NDArray x = test::random(s);
+  auto vx = test::to_vec(x);
+  Tensor Y = ops::to_blocked(X, 4);
+  const Shape so = {2, 3, 3, 5, 4};
+  ASSERT_EQ(Y.shape(), so);
+  std::vector<float> exp;
+  for (int64_t f = 0; f < test::numel(so); f++) {
+    auto o = test::unflatten(f, so);
+    exp.push_back(at(vx, s, {o[0], o[1] * 4 + o[4], o[2], o[3]}));
+  }
+  NDArray y = evaluate({Y}, {X}, {x})[0];
+  test::expect_close(y, exp, so);
+  Tensor B = placeholder(so, float32(), "B");
+  test::expect_close(evaluate({ops::to_plain(B)}, {B}, {y})[0], vx, s);
+  EXPECT_THROW(ops::to_blocked(X, 5), AttributeError);
+  EXPECT_THROW(ops::to_blocked(B, 4), ShapeError);
+  EXPECT_THROW(ops::to_plain(X), ShapeError);
+}
+
 TEST(Transform, ReshapeFlattenSqueezeUnsqueeze) {
   Shape s = {2, 3, 1, 5};
   Tensor X = placeholder(s, float32(), "X");
