@@ -24,7 +24,6 @@ void TaskScheduler::set_initial(int i, int trials, double best_ms) {
   s.rounds = trials > 0 ? std::max(1, (trials + opt_.batch - 1) / opt_.batch) : 0;
   s.history.assign(s.rounds, best_ms);
   s.warmed = trials >= warm_target(i);
-  if (cap_left(i) <= 0) s.dead = true;
 }
 
 int TaskScheduler::warm_target(int i) const {
@@ -32,8 +31,14 @@ int TaskScheduler::warm_target(int i) const {
   return tasks_[i].max_trials >= 0 ? std::min(w, tasks_[i].max_trials) : w;
 }
 
+bool TaskScheduler::heavy(int i) const {
+  const double g = state_[i].best_ms;
+  return opt_.heavy_share > 0 && tasks_[i].max_trials > 0 && std::isfinite(g) &&
+         tasks_[i].weight * g >= opt_.heavy_share * objective();
+}
+
 int TaskScheduler::cap_left(int i) const {
-  if (tasks_[i].max_trials < 0) return INT_MAX;
+  if (tasks_[i].max_trials < 0 || heavy(i)) return INT_MAX;
   return std::max(0, tasks_[i].max_trials - state_[i].trials);
 }
 
@@ -107,10 +112,10 @@ TaskScheduler::Pick TaskScheduler::next() {
   };
   // Warm-up: one batch per task, in order.
   for (int i = 0; i < size(); i++)
-    if (!state_[i].dead && !state_[i].warmed) return make(i, true);
+    if (!state_[i].dead && !state_[i].warmed && cap_left(i) > 0) return make(i, true);
   std::vector<int> live;
   for (int i = 0; i < size(); i++)
-    if (!state_[i].dead) live.push_back(i);
+    if (!state_[i].dead && cap_left(i) > 0) live.push_back(i);
   if (live.empty()) return p;
   if (opt_.epsilon > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < opt_.epsilon)
     return make(live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng_)], false);
@@ -131,7 +136,7 @@ void TaskScheduler::report(int i, int trials_now, double best_ms) {
   s.rounds++;
   s.history.push_back(s.best_ms);
   s.warmed = true;
-  if (!progressed || cap_left(i) <= 0) s.dead = true;
+  if (!progressed) s.dead = true;
 }
 
 int run_task_scheduler(TaskScheduler &s, const SchedStepFn &step, const std::function<bool()> &should_stop) {

@@ -23,8 +23,12 @@
 // task with a result. With probability epsilon a random live task is picked
 // instead (epsilon-greedy, as in the paper / TVM's implementation).
 // A task with no successful record yet has gradient -inf (picked first).
-// A task is dead when it reached its cap (max_trials) or a step added no
-// records (its space is exhausted).
+// A task is dead when a step added no records (its space is exhausted); one
+// at its cap (max_trials) gets no step while capped. A cap is lifted once the
+// task's w_i * g_i reaches heavy_share of f: a cap meant for cheap tasks
+// (model_tuning's few-flops ones) must not hold a copy or layout transform
+// of a high-resolution tensor, which does no arithmetic yet can take a tenth
+// of a model (PP-OCR det's 1x96x160x160 NCHW -> NCHW8c, 7-9 ms of 115).
 //
 // Budget: total_trials counts every record of the tasks, including those
 // already in the database at start (set_initial), so a rerun with the same
@@ -49,7 +53,7 @@ struct SchedTaskInfo {
   double weight = 1;            // occurrences in the model
   double flops = 0;             // per run (C_i)
   std::string similarity_key;   // tasks with equal non-empty keys are "similar" (N(i))
-  int max_trials = -1;          // cap on records of this task; < 0 = none
+  int max_trials = -1;          // cap on records of this task; < 0 = none; 0 = skipped (never lifted)
 };
 
 struct SchedulerOptions {
@@ -61,6 +65,7 @@ struct SchedulerOptions {
   int backward_window = 3;      // rounds
   double epsilon = 0.05;
   uint64_t seed = 0;
+  double heavy_share = 0;       // a capped task (max_trials > 0) at this share of f or more is no longer capped; 0 = never
 };
 
 struct SchedTaskState {
@@ -68,7 +73,7 @@ struct SchedTaskState {
   double best_ms = std::numeric_limits<double>::infinity();
   std::vector<double> history;                         // best_ms after each round (index = round)
   int rounds = 0;                                      // steps given to this task (+ stored rounds)
-  bool dead = false;
+  bool dead = false;                                   // a step added no records (never for the cap)
   bool warmed = false;
 };
 
@@ -103,6 +108,7 @@ class TaskScheduler {
 
  private:
   int cap_left(int i) const;
+  bool heavy(int i) const;
   int warm_target(int i) const;
   std::vector<SchedTaskInfo> tasks_;
   std::vector<SchedTaskState> state_;

@@ -31,7 +31,9 @@
 //
 // Small tasks: a task whose flops are below small_task_flops (elementwise /
 // copies) gets at most small_task_trials records (0 = skipped, keeps the
-// default schedule); its latency is still part of the objective.
+// default schedule); its latency is still part of the objective, and once it
+// is small_task_heavy_share of the estimate or more the cap no longer holds
+// (SchedulerOptions::heavy_share: a layout transform of a large tensor).
 #pragma once
 
 #include <atomic>
@@ -97,6 +99,7 @@ struct ModelTuneOptions {
   SchedulerOptions scheduler;    // batch / total_trials / seed are overwritten from the fields above
   double small_task_flops = 1e5; // tasks below: at most small_task_trials records
   int small_task_trials = 2;
+  double small_task_heavy_share = 0.01;  // a small task at this share of the estimate or more is tuned as any other
   bool measure_baseline = true;  // default schedule as first record of a task without records
   bool transfer = true;          // TuneOptions::transfer for every task
   int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end,

@@ -9,7 +9,8 @@
 // Ctrl-C (finishes the measurement in flight, then stops) or the deadline
 // loses nothing and a rerun continues (stored records count towards --trials).
 // Tasks below --small-task-flops (elementwise, copies) get at most
-// --small-task-trials records (0: keep the default schedule).
+// --small-task-trials records (0: keep the default schedule) while they take
+// under ModelTuneOptions::small_task_heavy_share of the estimated latency.
 // Progress goes to stderr; the summary table to stdout.
 #include <algorithm>
 #include <cmath>
@@ -120,7 +121,9 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_option("--warmup-trials", a->warmup, "warm-up records per task (default: 1 = the default-schedule baseline; --batch with --no-baseline)")
       ->check(non_negative());
   cmd->add_option("--timeout", a->timeout, "seconds per candidate (compile + check + timing)")->check(positive());
-  cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials")
+  cmd->add_option("--small-task-flops", a->small_flops, "tasks with fewer flops get at most --small-task-trials, until one takes " +
+                      std::to_string(static_cast<int>(autotune::ModelTuneOptions().small_task_heavy_share * 100)) +
+                      "% of the estimated latency")
       ->check(non_negative());
   cmd->add_option("--small-task-trials", a->small_trials, "records cap of small tasks (0 = skip them)")->check(non_negative());
   cmd->add_flag("--no-baseline", a->no_baseline, "do not store the default schedule as a new task's first record");
@@ -168,9 +171,10 @@ void add_tune_model_command(CLI::App &app) {
       gflop += t.task.weight * t.task.flops / 1e9;
     }
     std::fprintf(stderr,
-                 "tune %s: %d kernel groups -> %d tasks (%d small: <= %d trials), %.3f GFLOP per run, %d threads, "
+                 "tune %s: %d kernel groups -> %d tasks (%d small: <= %d trials below %g%% of the latency), %.3f GFLOP per run, %d threads, "
                  "policy %s, space %s, budget %s%s%s\n",
-                 a->model.c_str(), kernel_groups, static_cast<int>(tasks.size()), small, a->small_trials, gflop,
+                 a->model.c_str(), kernel_groups, static_cast<int>(tasks.size()), small, a->small_trials,
+                 o.small_task_heavy_share * 100, gflop,
                  a->threads, a->policy.c_str(),
                  (a->space.empty() ? autotune::policy::default_space_name() : a->space).c_str(),
                  a->trials > 0 ? (std::to_string(a->trials) + " trials").c_str() : "",

@@ -135,6 +135,32 @@ TEST(TaskScheduler, CapsAndExhaustedTasks) {
   EXPECT_EQ(s.next().task, -1);
 }
 
+// A capped task is tuned as any other once its w * g reaches heavy_share of
+// the objective (a layout transform that takes half the latency); a light
+// capped task keeps its cap, and with heavy_share 0 every cap holds.
+TEST(TaskScheduler, HeavyCappedTaskIsUncapped) {
+  for (double share : {0.0, 0.01}) {
+    SCOPED_TRACE(share);
+    auto in = infos({1, 1, 1});
+    in[1].max_trials = 2;  // heavy: half of the objective
+    in[2].max_trials = 2;  // light: 0.05%
+    in[1].flops = in[2].flops = 0;
+    SchedulerOptions o;
+    o.batch = 4;
+    o.total_trials = 60;
+    o.epsilon = 0;
+    o.heavy_share = share;
+    Fake f{{1.0, 1.0, 0.001}, std::vector<int>(3, 0)};
+    TaskScheduler s(in, o);
+    run_task_scheduler(s, f.step());
+    if (share > 0) EXPECT_GT(s.state(1).trials, 2);
+    else EXPECT_EQ(s.state(1).trials, 2);
+    EXPECT_EQ(s.state(2).trials, 2);
+    EXPECT_FALSE(s.state(1).dead);
+    EXPECT_EQ(s.trials_used(), 60);
+  }
+}
+
 TEST(TaskScheduler, StepCanStopTheRun) {
   Fake f{{1.0, 1.0}, std::vector<int>(2, 0)};
   SchedulerOptions o;
