@@ -203,7 +203,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   }
   SchedulerOptions so = opt.scheduler;
   so.batch = opt.batch;
-  so.heavy_share = opt.small_task_trials > 0 ? opt.small_task_heavy_share : 0;
+  so.heavy_share = opt.small_task_heavy_share;  // TaskScheduler lifts only caps above 0
   so.total_trials = opt.total_trials;
   so.warmup_trials = opt.warmup_trials >= 0 ? opt.warmup_trials : (opt.measure_baseline ? 1 : opt.batch);
   so.seed = opt.seed;
