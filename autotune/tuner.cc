@@ -158,7 +158,7 @@ TuneResult tune(const Task &task, const TuneOptions &opt) {
     res.search_s += since(tl);
   }
 
-  Measurer measurer(task, opt.measure);
+  Measurer measurer(task, opt.measure, opt.references);
   auto measure_batch = [&](const std::vector<MeasureInput> &ins) {
     return remote ? remote->measure_batch(ins) : hooked ? hooked->measure_batch(ins) : measurer.measure_batch(ins);
   };

@@ -74,6 +74,8 @@ struct TuneOptions {
   int population = policy::PolicyContext{}.population;
   int generations = policy::PolicyContext{}.generations;
   MeasureOptions measure;
+  /** Reference outputs shared by the calls of a model tuner (may be null: computed for this call). */
+  ReferenceCache *references = nullptr;
   /**
    * Confirmation: the last trials of the budget re-measure the best-ranked
    * schedules, so that the best record is not merely the luckiest of

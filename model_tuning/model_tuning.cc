@@ -63,15 +63,24 @@ void on_sigint(int) {
 }  // namespace
 
 double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneResult &result,
-                                 const ModelTuneOptions &opt, int top) {
+                                 const ModelTuneOptions &opt, int top, ReferenceCache *references,
+                                 const std::function<bool()> &stop) {
   if (measure_hooks().make_measurer) return -1;
   MeasureOptions mo = opt.measure;
   mo.cache = CacheState::kModel;
+  const size_t n = std::min(tasks.size(), result.tasks.size());
+  std::vector<size_t> order(n);  // heaviest first, so that a stop leaves the lightest tasks as measured warm
+  for (size_t i = 0; i < n; i++) order[i] = i;
+  auto share = [&](size_t i) {
+    double b = result.tasks[i].best_ms;
+    return std::isfinite(b) ? tasks[i].task.weight * b : 0.0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return share(a) > share(b); });
   double sum = 0;
-  for (size_t i = 0; i < tasks.size() && i < result.tasks.size(); i++) {
+  for (size_t i : order) {
     const Task &t = tasks[i].task;
     double &best_ms = result.tasks[i].best_ms;
-    if (top > 0 && !t.constant_inputs.empty() && !t.target.is_gpu()) {
+    if (top > 0 && !t.constant_inputs.empty() && !t.target.is_gpu() && !(stop && stop())) {
       RecordStore db = task_records(opt, t, nullptr, opt.read_dbs);
       std::map<std::string, int> times;  // successful records per schedule
       for (const auto &r : db.records()) times[r.schedule_json] += r.ok();
@@ -92,7 +101,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         std::vector<MeasureInput> rounds;
         for (int r = 0; r < std::max(1, opt.confirm_rounds); r++) rounds.insert(rounds.end(), ins.begin(), ins.end());
         const std::vector<MeasureResult> all =
-            ins.empty() ? std::vector<MeasureResult>{} : Measurer(t, mo).measure_batch(rounds);
+            ins.empty() ? std::vector<MeasureResult>{} : Measurer(t, mo, references).measure_batch(rounds);
         std::vector<MeasureResult> got(all.begin(), all.begin() + std::min(all.size(), ins.size()));
         for (size_t k = 0; k < got.size(); k++) {
           for (size_t j = k + ins.size(); j < all.size() && got[k].ok(); j += ins.size()) {
@@ -180,6 +189,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     measure_hooks().before_tuning(all, opt.measure);
   }
   ModelTuneResult res;
+  ReferenceCache references;  // each task's reference is built once, not once per round
   const int n = static_cast<int>(tasks.size());
   res.tasks.resize(n);
   std::vector<SchedTaskInfo> infos;
@@ -256,17 +266,49 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     opt.progress(p);
   };
 
+  // Every CPU task's reference before its first trial, built in parallel (tune() and the baselines find them).
+  // Tasks capped at no trials are left out, and so is everything when the trial budget is spent.
+  if (!measure_hooks().make_measurer && sched.remaining() > 0) {
+    std::vector<Task> cpu;
+    for (int i = 0; i < n; i++)
+      if (!tasks[i].task.target.is_gpu() && infos[i].max_trials != 0) cpu.push_back(tasks[i].task);
+    std::fprintf(stderr, "tune-model: computing the reference outputs of %zu tasks, %d at a time\n", cpu.size(),
+                 std::max(1, opt.measure.parallel_builds));
+    // At most half the budget, so that a short one still measures: the rest are computed as their tasks come.
+    prefill_references(cpu, opt.measure, references,
+                       [&] { return stop_requested() || (timed && since(t0) >= 0.5 * opt.time_budget_s); });
+  }
+
+  // The search leaves time for confirm_bests_as_in_model inside the budget: top x rounds re-measurements
+  // per task with constants, at the search's mean time per trial, at most a quarter of the budget.
+  const bool confirming = opt.confirm_top > 0 && opt.measure.cache == CacheState::kWarm;
+  const Clock::time_point trials_since = Clock::now();  // after the references: per trial is then compile + time
+  const int trials_before = res.measured;
+  int confirmable = 0;
+  for (const auto &t : tasks) confirmable += !t.task.constant_inputs.empty() && !t.task.target.is_gpu();
+  auto search_over = [&] {
+    if (!timed) return false;
+    double reserve = 0;
+    if (confirming && res.measured > trials_before) {
+      double per_trial_s = since(trials_since) / (res.measured - trials_before);
+      reserve = std::min(0.25 * opt.time_budget_s,
+                         per_trial_s * confirmable * opt.confirm_top * std::max(1, opt.confirm_rounds));
+    }
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(reserve)) >=
+           deadline;
+  };
+
   // Baseline: the analytical default (autotune/default_schedule.h) as the first record of a task without records.
   if (opt.measure_baseline) {
     for (int i = 0; i < n; i++) {
-      if (stop_requested() || past_deadline() || sched.remaining() <= 0) break;
+      if (stop_requested() || search_over() || sched.remaining() <= 0) break;
       const Task &t = tasks[i].task;
       if (sched.state(i).trials > 0 || sched.state(i).dead) continue;
       RecordStore db = task_records(opt, t, hooked[i].get(), {});
       Schedule s = analytical_schedule(t).schedule;
       MeasureInput in;
       in.steps = s.trace();
-      MeasureResult mr = hooked[i] ? hooked[i]->measure_batch({in}).at(0) : Measurer(t, opt.measure).measure(in);
+      MeasureResult mr = hooked[i] ? hooked[i]->measure_batch({in}).at(0) : Measurer(t, opt.measure, &references).measure(in);
       tuning_log::MeasureRecord rec = measure_record(trace_to_json(s), mr, kBaselineVersion, 0);
       rec.id = db.add(rec);
       res.measured++;
@@ -293,6 +335,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     o.transfer = opt.transfer;
     o.seed = opt.seed + static_cast<uint64_t>(sched.state(i).rounds) * 1000003ull + i;
     o.measure = opt.measure;
+    o.references = &references;
     // Rounds are short (a batch or two): re-measuring the top schedules in each would spend a
     // large share of them; the task scheduler moves on by single records as Ansor's does.
     o.confirm_top = 0;
@@ -305,7 +348,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       if (p.last && !p.last->ok()) res.errors++, res.tasks[i].errors++;
       if (p.last && p.last->ok() && p.last->median_ms < *best) *best = p.last->median_ms;
       emit(i, target, warmup, p.last);
-      if (stop_requested() || past_deadline()) {
+      if (stop_requested() || search_over()) {
         stopped = true;
         throw Stop{};
       }
@@ -324,11 +367,11 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
       std::fprintf(stderr, "tune-model: task %s: %s (keeps its current / default schedule)\n", mt.task.name.c_str(),
                    e.what());
     }
-    return !stopped && !stop_requested() && !past_deadline();
+    return !stopped && !stop_requested() && !search_over();
   };
-  res.steps = run_task_scheduler(sched, step, [&] { return stop_requested() || past_deadline(); });
+  res.steps = run_task_scheduler(sched, step, [&] { return stop_requested() || search_over(); });
   res.interrupted = stop_requested();
-  res.deadline = !res.interrupted && past_deadline();
+  res.deadline = !res.interrupted && search_over();
 
   for (int i = 0; i < n; i++) {
     auto &r = res.tasks[i];
@@ -340,10 +383,11 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   res.trials_used = sched.trials_used();
   res.estimated_after_ms = sched.objective();
   res.without_result_after = sched.tasks_without_result();
-  if (opt.confirm_top > 0 && opt.measure.cache == CacheState::kWarm && !res.interrupted) {
+  if (confirming && !res.interrupted) {
     std::fprintf(stderr, "tune-model: timing each task's %d best schedules again with their weights flushed, as in a model\n",
                  opt.confirm_top);
-    res.estimated_as_in_model_ms = confirm_bests_as_in_model(tasks, res, opt, opt.confirm_top);
+    res.estimated_as_in_model_ms = confirm_bests_as_in_model(tasks, res, opt, opt.confirm_top, &references,
+                                                             [&] { return stop_requested() || past_deadline(); });
   }
   res.elapsed_s = since(t0);
   emit(-1, 0, false, nullptr);

@@ -155,9 +155,13 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
  * counted (options.db_path and read_dbs, this host's target with the task's
  * threads); the new ones go into options.db_path. Returns -1, measuring
  * nothing, when a driver's measure hooks measure elsewhere (tetune-mpi).
+ * `references` (may be null): the tasks' reference outputs, reused if tuning computed them.
+ * Tasks go heaviest first (weight x best); once `stop` (may be empty) returns
+ * true, the rest keep their records as they are.
  */
 double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneResult &result,
-                                 const ModelTuneOptions &options, int top = 3);
+                                 const ModelTuneOptions &options, int top = 3, ReferenceCache *references = nullptr,
+                                 const std::function<bool()> &stop = {});
 
 /** Installs a SIGINT handler that sets the returned flag (a second SIGINT exits at once with status 130). */
 const std::atomic<bool> *install_sigint_stop();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <sys/prctl.h>
 #include <limits>
@@ -284,7 +285,8 @@ NDArray measure_input(const Tensor &t, uint64_t seed) {
 }
 }  // namespace
 
-Measurer::Measurer(const Task &task, const MeasureOptions &options) : task_(task), options_(options) {
+Measurer::Measurer(const Task &task, const MeasureOptions &options, ReferenceCache *references)
+    : task_(task), options_(options), references_(references) {
   auto ins = task_.inputs();
   for (size_t i = 0; i < ins.size(); i++) inputs_.push_back(measure_input(ins[i], options_.seed + i));
 }
@@ -305,13 +307,20 @@ void read_result(Reader &r, MeasureResult &res) {
 }
 }  // namespace
 
-const std::vector<NDArray> &Measurer::reference() {
-  if (have_reference_) return reference_;
+rt::Child Measurer::start_reference() {
+  if (reference_) return rt::Child();
+  if (references_ && (reference_ = references_->find(ReferenceCache::key(task_, options_.seed)))) return rt::Child();
   warm_up();
   Schedule s(task_.outputs);
-  MeasureOptions opt = options_;
-  ChildOutcome c = run_isolated(options_.reference_timeout_s,
-                                [&] { return child_work(task_, opt, s, inputs_, nullptr, ""); });
+  return rt::Child::spawn([&](int fd) { rt::write_all(fd, child_work(task_, options_, s, inputs_, nullptr, "")); });
+}
+
+const std::vector<NDArray> &Measurer::finish_reference(rt::Child &child) {
+  if (reference_) return *reference_;
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(options_.reference_timeout_s));
+  bool finished = child.read_until(deadline);
+  ChildOutcome c = outcome(child.reap(!finished), options_.reference_timeout_s);
   if (c.code != ErrorCode::kNoError)
     throw MeasureError("reference of task '" + task_.name + "' failed: " + c.msg);
   Reader r{c.payload};
@@ -330,9 +339,42 @@ const std::vector<NDArray> &Measurer::reference() {
     std::memcpy(a.raw(), b.data(), b.size());
     outs.push_back(std::move(a));
   }
-  reference_ = std::move(outs);
-  have_reference_ = true;
-  return reference_;
+  reference_ = std::make_shared<const std::vector<NDArray>>(std::move(outs));
+  if (references_) references_->insert(ReferenceCache::key(task_, options_.seed), reference_);
+  return *reference_;
+}
+
+const std::vector<NDArray> &Measurer::reference() {
+  rt::Child c = start_reference();
+  return finish_reference(c);
+}
+
+void prefill_references(const std::vector<Task> &tasks, const MeasureOptions &options, ReferenceCache &cache,
+                        const std::function<bool()> &stop) {
+  struct Running {
+    std::unique_ptr<Measurer> m;
+    rt::Child child;
+  };
+  std::deque<Running> running;  // oldest first: references of similar tasks take similar times
+  auto finish_oldest = [&] {
+    Running &r = running.front();
+    try {
+      r.m->finish_reference(r.child);
+    } catch (const MeasureError &) {
+      // Left out: the task's own Measurer computes it again and raises the error where it is handled.
+    }
+    running.pop_front();
+  };
+  const size_t parallel = static_cast<size_t>(std::max(1, options.parallel_builds));
+  for (const Task &t : tasks) {
+    if (stop && stop()) break;
+    if (cache.find(ReferenceCache::key(t, options.seed))) continue;
+    if (running.size() >= parallel) finish_oldest();
+    Running r{std::make_unique<Measurer>(t, options, &cache), rt::Child()};
+    r.child = r.m->start_reference();
+    running.push_back(std::move(r));
+  }
+  while (!running.empty()) finish_oldest();
 }
 
 namespace {

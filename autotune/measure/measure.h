@@ -36,9 +36,12 @@
 //    "compile_error" | "runtime_error") is executed inside the child.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "autotune/measure/reference_cache.h"
+#include "runtime/child_process.h"
 #include "workload/task.h"
 #include "schedule/schedule.h"
 #include "base/ndarray.h"
@@ -150,15 +153,28 @@ void finalize_result(const Task &task, MeasureResult &res);
 
 class Measurer {
  public:
-  Measurer(const Task &task, const MeasureOptions &options = {});
+  /**
+   * `references` (may be null, else it must outlive this Measurer): where the
+   * reference outputs are looked up before computing them, and stored after.
+   */
+  Measurer(const Task &task, const MeasureOptions &options = {}, ReferenceCache *references = nullptr);
 
   /** Measures one candidate (sequentially, in a child process). */
   MeasureResult measure(const MeasureInput &in);
   /** Measures each candidate in order; one result per input. */
   std::vector<MeasureResult> measure_batch(const std::vector<MeasureInput> &ins);
 
-  /** Computes (once) and returns the reference outputs. Raises MeasureError. */
+  /** Computes (once, or finds in the ReferenceCache) and returns the reference outputs. Raises MeasureError. */
   const std::vector<NDArray> &reference();
+  /**
+   * reference() in two halves, so that several tasks' references build at
+   * once: start_reference forks the child that computes it (an empty Child
+   * when it is known already); finish_reference waits for that child (at most
+   * options.reference_timeout_s), stores and returns the outputs. Raises
+   * MeasureError as reference() does.
+   */
+  rt::Child start_reference();
+  const std::vector<NDArray> &finish_reference(rt::Child &child);
   const std::vector<NDArray> &inputs() const { return inputs_; }
   const Task &task() const { return task_; }
   const MeasureOptions &options() const { return options_; }
@@ -167,11 +183,23 @@ class Measurer {
   Task task_;
   MeasureOptions options_;
   std::vector<NDArray> inputs_;
-  std::vector<NDArray> reference_;
-  bool have_reference_ = false;
+  ReferenceCache *references_ = nullptr;
+  ReferenceCache::Outputs reference_;  // null until computed or found
   bool warmed_ = false;
   void warm_up();
 };
+
+/**
+ * Computes the reference outputs of the tasks that `cache` lacks, up to
+ * options.parallel_builds at a time (each in its own child, as
+ * Measurer::reference), into `cache`, in the tasks' order. Stops starting new
+ * ones once `stop` (may be empty) returns true. A reference that fails is left
+ * out: the task's Measurer computes it again and raises the error there.
+ * Why: a reference build is a single-threaded LLVM compile of 0.5-3 s, and a
+ * model tuner needs one per task before its first trial.
+ */
+void prefill_references(const std::vector<Task> &tasks, const MeasureOptions &options, ReferenceCache &cache,
+                        const std::function<bool()> &stop = {});
 
 }  // namespace autotune
 }  // namespace tetune

@@ -83,6 +83,31 @@ TEST(ModelTuning, ExtractTasksCls) {
   std::printf("cls: %d kernel groups -> %zu tasks\n", kernel_groups, tasks.size());
 }
 
+// A time budget covers the whole run: the references, the search and the last step that times the best
+// schedules again as in a model. The search stops early enough for that step, and the step itself stops at
+// the deadline, heaviest tasks first; one measurement in flight may still finish past it. (Before
+// TuneCompileRunAndResume: every kernel here runs in a child, so this process has run none at 1 thread.)
+TEST(ModelTuning, TimeBudgetCoversTheReferencesAndTheConfirmation) {
+  std::string path = cls_path();
+  if (path.empty()) GTEST_SKIP() << kCls << " missing (run tools/fetch_models.sh)";
+  auto tasks = autotune::extract_model_tasks(path, relay::parse_input_shapes("x=1,3,48,192"), 1);
+  autotune::ModelTuneOptions o;
+  o.time_budget_s = 20;
+  o.batch = 4;
+  o.db_path = tmp_db("cls_budget");
+  o.measure.repeat = 2;
+  o.measure.min_repeat_ms = 2;
+  o.confirm_top = 3;
+  double t0 = now_s();
+  auto r = autotune::tune_model(tasks, o);
+  double took = now_s() - t0;
+  std::printf("budget %.0f s: took %.1f s, %d measured, estimate %.4f ms warm, %.4f ms as in a model\n",
+              o.time_budget_s, took, r.measured, r.estimated_after_ms, r.estimated_as_in_model_ms);
+  EXPECT_GT(r.measured, 0);
+  EXPECT_GT(r.estimated_as_in_model_ms, 0) << "the confirmation ran inside the budget";
+  EXPECT_LE(took, o.time_budget_s + 3) << "at most one measurement past the deadline";
+}
+
 TEST(ModelTuning, TuneCompileRunAndResume) {
   std::string path = cls_path();
   if (path.empty()) GTEST_SKIP() << kCls << " missing (run tools/fetch_models.sh)";
