@@ -108,7 +108,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_option("--model", a->model, "ONNX model file")->required();
   cmd->add_option("--input-shape", a->shapes, "NAME=D1,D2,... for each dynamic input (repeatable)");
   cmd->add_option("--trials", a->trials, "total records over all tasks (stored ones count)")->check(positive());
-  cmd->add_option("--time-budget", a->time_budget, "wall-clock budget, e.g. 15m, 90s, 1h30m");
+  cmd->add_option("--time-budget", a->time_budget, "wall-clock budget of the tuning (references, search, and the best schedules timed again as in a model), e.g. 15m, 90s, 1h30m; the final compile and run of the model come after it");
   add_db_option(cmd, a->db, "tuning log records are written into (default: the user's log, $TETUNE_DB, else "
                            "$XDG_CACHE_HOME/tetune/tetune.db); the shipped log is read too");
   cmd->add_flag("--no-shipped-log", a->no_shipped, "do not read the shipped log (tuning_logs/shipped.db)");
