@@ -104,7 +104,7 @@ struct ModelTuneOptions {
   bool transfer = true;          // TuneOptions::transfer for every task
   int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end,
                                  // past total_trials (a later run counts its records as stored ones) but inside
-                                 // time_budget_s: the search stops early for it (up to a quarter of the budget)
+                                 // time_budget_s: the search stops early for it (up to 15% of the budget)
                                  // and it stops at the deadline; 0 = off
   int confirm_rounds = 2;        // confirm_bests_as_in_model: interleaved rounds over the top schedules, one record
                                  // each with every round's runs (after a single cold round, 2 of 36 ResNet-50 picks were slower)
