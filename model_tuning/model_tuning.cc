@@ -97,18 +97,12 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         }
       }
       try {
-        // Rounds interleaved (A B C A B C), so that a slow phase of the machine falls on every candidate alike.
-        std::vector<MeasureInput> rounds;
-        for (int r = 0; r < std::max(1, opt.confirm_rounds); r++) rounds.insert(rounds.end(), ins.begin(), ins.end());
-        const std::vector<MeasureResult> all =
-            ins.empty() ? std::vector<MeasureResult>{} : Measurer(t, mo, references).measure_batch(rounds);
-        std::vector<MeasureResult> got(all.begin(), all.begin() + std::min(all.size(), ins.size()));
+        // Rounds interleaved (A B C A B C), so that a slow phase of the machine falls on every candidate alike;
+        // each schedule is compiled once, and its result's median is over all rounds' runs.
+        const std::vector<MeasureResult> got =
+            ins.empty() ? std::vector<MeasureResult>{}
+                        : Measurer(t, mo, references).measure_batch(ins, std::max(1, opt.confirm_rounds));
         for (size_t k = 0; k < got.size(); k++) {
-          for (size_t j = k + ins.size(); j < all.size() && got[k].ok(); j += ins.size()) {
-            if (!all[j].ok()) got[k] = all[j];
-            else got[k].costs_ms.insert(got[k].costs_ms.end(), all[j].costs_ms.begin(), all[j].costs_ms.end());
-          }
-          finalize_result(t, got[k]);  // the median over all rounds' runs
           if (!got[k].ok()) {  // the record stands as first measured; the log ranks it as before
             std::fprintf(stderr, "task %s: a best schedule did not re-measure with its weights flushed: %s\n",
                          t.name.c_str(), got[k].error_msg.c_str());

@@ -161,8 +161,13 @@ class Measurer {
 
   /** Measures one candidate (sequentially, in a child process). */
   MeasureResult measure(const MeasureInput &in);
-  /** Measures each candidate in order; one result per input. */
-  std::vector<MeasureResult> measure_batch(const std::vector<MeasureInput> &ins);
+  /**
+   * Measures each candidate in order; one result per input. Each candidate
+   * is compiled and checked once and timed in `rounds` (>= 1) rounds that
+   * interleave the candidates alive together (A B C A B C); its costs hold
+   * every round's options.repeat runs.
+   */
+  std::vector<MeasureResult> measure_batch(const std::vector<MeasureInput> &ins, int rounds = 1);
 
   /** Computes (once, or finds in the ReferenceCache) and returns the reference outputs. Raises MeasureError. */
   const std::vector<NDArray> &reference();

@@ -51,6 +51,28 @@ TEST(Measure, NormalAndFaults) {
   EXPECT_TRUE(m.measure({tiled(t), ""}).ok());
 }
 
+// Rounds: each candidate compiled once, timed in interleaved rounds; its costs hold every round's runs.
+// A candidate that fails keeps its error, and the others their rounds.
+TEST(Measure, BatchRoundsCompileOnceAndKeepEveryRound) {
+  Task t = gemm_task(32);
+  MeasureOptions o;
+  o.timeout_s = 10;
+  o.min_repeat_ms = 1;
+  o.repeat = 2;
+  Measurer m(t, o);
+  std::vector<MeasureResult> rs = m.measure_batch({{tiled(t), ""}, {tiled(t), "segfault"}, {tiled(t), ""}}, 3);
+  ASSERT_EQ(rs.size(), 3u);
+  for (size_t i : {0u, 2u}) {
+    ASSERT_TRUE(rs[i].ok()) << rs[i].error_msg;
+    EXPECT_EQ(rs[i].costs_ms.size(), 6u);
+    EXPECT_GT(rs[i].median_ms, 0);
+  }
+  EXPECT_EQ(rs[1].error, ErrorCode::kCrash) << rs[1].error_msg;
+  std::vector<MeasureResult> one = m.measure_batch({{tiled(t), ""}}, 2);  // a single candidate times its rounds too
+  ASSERT_TRUE(one.at(0).ok()) << one[0].error_msg;
+  EXPECT_EQ(one[0].costs_ms.size(), 4u);
+}
+
 // Cold- and model-cache timing measure the same way (one cost per repeat, checked first); in the
 // model state a constant-input index beyond the inputs is ignored, not a crash.
 TEST(Measure, EvictingCacheStatesGiveCheckedCosts) {

@@ -3,6 +3,7 @@
 // Measurer computes on its own, and the cache must stay within its byte bound.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -10,6 +11,9 @@
 #include "autotune/measure/measure.h"
 #include "autotune/measure/reference_cache.h"
 #include "base/errors.h"
+#include "codegen/kernel.h"
+#include "te/ops/elementwise.h"
+#include "te/ops/matmul.h"
 
 namespace tetune {
 namespace autotune {
@@ -88,6 +92,25 @@ TEST(ReferenceCache, PrefillComputesEveryTaskOnceInParallel) {
   ReferenceCache none;
   prefill_references(tasks, o, none, [] { return true; });  // stopped before the first
   EXPECT_EQ(none.size(), 0u);
+}
+
+// The reference inlines the float pointwise stages of a fused group (one loop nest to compile); its values
+// are those of the group with every stage at root, the plainest schedule.
+TEST(ReferenceCache, ReferenceWithPointwiseStagesInlinedEqualsEveryStageAtRoot) {
+  Tensor A = placeholder({19, 23}, float32(), "A");
+  Tensor B = placeholder({23, 17}, float32(), "B");
+  Tensor bias = placeholder({17}, float32(), "bias");
+  Tensor y = ops::add(ops::matmul(A, B), bias, "y");          // broadcast
+  Tensor h = ops::mul(y, ops::clip(ops::add(y, y, "y2"), 0, 6), "h");  // y read three times
+  Tensor out = ops::sigmoid(h, "out");
+  Task t = make_task("epilogue", {out}, Target{}, 1);
+  Measurer m(t);
+  const std::vector<NDArray> &ref = m.reference();
+  Kernel root = Kernel::build(Schedule(t.outputs), t.target);
+  std::vector<NDArray> plain = root.run(m.inputs());
+  ASSERT_EQ(plain.size(), ref.size());
+  const float *a = plain[0].data<float>(), *b = ref[0].data<float>();
+  for (int64_t i = 0; i < plain[0].size(); i++) ASSERT_NEAR(a[i], b[i], 1e-6f * (1 + std::fabs(a[i]))) << i;
 }
 
 }  // namespace
