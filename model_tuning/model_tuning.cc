@@ -52,6 +52,9 @@ RecordStore task_records(const ModelTuneOptions &opt, const Task &t, const Batch
   return RecordStore(opt.db_path, t.workload_key, t.name, desc, std::max(1, t.threads), read_dbs);
 }
 
+// A task whose best schedules confirm_bests_as_in_model times again: a CPU task that reads constants (weights).
+bool confirmable(const Task &t) { return !t.constant_inputs.empty() && !t.target.is_gpu(); }
+
 std::atomic<bool> g_sigint{false};
 void on_sigint(int) {
   if (g_sigint.load()) _exit(130);
@@ -80,7 +83,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
   for (size_t i : order) {
     const Task &t = tasks[i].task;
     double &best_ms = result.tasks[i].best_ms;
-    if (top > 0 && !t.constant_inputs.empty() && !t.target.is_gpu() && !(stop && stop())) {
+    if (top > 0 && confirmable(t) && !(stop && stop())) {
       RecordStore db = task_records(opt, t, nullptr, opt.read_dbs);
       std::map<std::string, int> times;  // successful records per schedule
       for (const auto &r : db.records()) times[r.schedule_json] += r.ok();
@@ -279,15 +282,15 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   const bool confirming = opt.confirm_top > 0 && opt.measure.cache == CacheState::kWarm;
   const Clock::time_point trials_since = Clock::now();  // after the references: per trial is then compile + time
   const int trials_before = res.measured;
-  int confirmable = 0;
-  for (const auto &t : tasks) confirmable += !t.task.constant_inputs.empty() && !t.task.target.is_gpu();
+  const auto confirmed_tasks =
+      std::count_if(tasks.begin(), tasks.end(), [](const ModelTask &t) { return confirmable(t.task); });
   auto search_over = [&] {
     if (!timed) return false;
     double reserve = 0;
     if (confirming && res.measured > trials_before) {
       double per_trial_s = since(trials_since) / (res.measured - trials_before);
       reserve = std::min(0.15 * opt.time_budget_s,
-                         per_trial_s * confirmable * opt.confirm_top * std::max(1, opt.confirm_rounds));
+                         per_trial_s * confirmed_tasks * opt.confirm_top * std::max(1, opt.confirm_rounds));
     }
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(reserve)) >=
            deadline;
