@@ -17,7 +17,11 @@
 // `node tools/reference/time_model.js` (median_ms, overhead_ms = cost of an
 // Identity model run, reported). Inputs: PP-OCR make_input.js seed-7 data
 // (bit-identical .npy written once); zoo models the seeded .npy the export wrote
-// (BERT's int64 token ids). Prints a table, appends JSON lines to
+// (BERT's int64 token ids). Every row is timed --rounds times (default 3),
+// the rows interleaved round by round, in reverse order every other round; a
+// row reports the median of its round medians and the min of its runs, and
+// its ratio is the median over rounds of its median over onnxruntime's in the
+// same round. Prints a table, appends JSON lines to
 // bench/results/models.jsonl (--out PATH, --no-jsonl).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -160,11 +164,17 @@ struct Row {
   std::string model, shape, impl;
   int threads = 1;
   double median_ms = std::nan(""), min_ms = std::nan(""), overhead_ms = std::nan("");
-  int repeats = 0;
+  int repeats = 0;  // timed runs over all rounds
+  std::vector<double> round_medians, round_mins;  // one per round
   int tuned = -1, untuned = -1;
   std::string note, error;
-  double ratio = std::nan("");
+  double ratio = std::nan("");  // median over rounds of median_ms / onnxruntime's median_ms of the same round
 };
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
 std::string fmt(double v, const char *f = "%.3f") {
   if (std::isnan(v)) return "null";
@@ -175,6 +185,7 @@ std::string fmt(double v, const char *f = "%.3f") {
 
 int parent_main(int argc, char **argv) {
   std::string models_arg = "det,rec,cls,zoo", threads_arg = "1,2", db, cache = "/tmp/tetune_bench_models", out, repeat_arg;
+  int rounds = 3;
   bool no_jsonl = false, no_ort = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -188,6 +199,10 @@ int parent_main(int argc, char **argv) {
     else if (a == "--cache") cache = val();
     else if (a == "--out") out = val();
     else if (a == "--repeat") repeat_arg = val();
+    else if (a == "--rounds") {
+      rounds = std::atoi(val().c_str());
+      if (rounds < 1) throw Error("--rounds must be at least 1");
+    }
     else if (a == "--no-jsonl") no_jsonl = true;
     else if (a == "--no-ort") no_ort = true;
     else if (a == "--help" || a == "-h") {
@@ -195,7 +210,8 @@ int parent_main(int argc, char **argv) {
           "bench/models: tetune vs onnxruntime on the PaddleOCR models and the PyTorch zoo\n"
           "  --models det,rec,cls,zoo (zoo = every zoo model present; or zoo names: resnet50,bert_base,...)\n"
           "  --threads 1,2   --db PATH (or $TETUNE_DB: adds tetune-tuned rows)\n"
-          "  --repeat N (default det 20, rec 50, cls 100, zoo per model)   --cache DIR (exports, default /tmp/tetune_bench_models)\n"
+          "  --repeat N (default det 20, rec 50, cls 100, zoo per model)   --rounds R (default 3: every row timed R times, interleaved)\n"
+          "  --cache DIR (exports, default /tmp/tetune_bench_models)\n"
           "  --out PATH (default bench/results/models.jsonl)   --no-jsonl   --no-ort\n");
       return 0;
     } else throw Error("unknown option " + a + " (--help)");
@@ -325,47 +341,69 @@ int parent_main(int argc, char **argv) {
 
     for (int t : threads) {
       std::string env = "HL_NUM_THREADS=" + std::to_string(t) + " OMP_NUM_THREADS=" + std::to_string(t) + " ";
-      Row ort;
+      // The rows of this thread count: onnxruntime (when present) first, then each export built for t.
+      std::vector<Row> trow;
+      std::vector<const Variant *> tvar;  // trow[i]'s export; null for onnxruntime
       if (have_ort) {
+        Row ort;
         ort.model = ms.key, ort.shape = shape_x, ort.impl = "onnxruntime", ort.threads = t;
-        std::string cmd = env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input " + ms.input + "='" + in_npy + "' --threads " +
-                          std::to_string(t) + " --repeat " + std::to_string(ms.repeat) + " --warmup 5 2>&1";
-        int st = 0;
-        std::string o = run_capture(cmd, &st);
-        std::string js = last_json_line(o);
-        if (st != 0 || js.empty()) ort.error = "time_model.js failed: " + o.substr(0, 300);
-        else {
-          ort.median_ms = json_num(js, "median_ms");
-          ort.min_ms = json_num(js, "min_ms");
-          ort.overhead_ms = json_num(js, "overhead_ms");
-          ort.repeats = ms.repeat;
-          ort.note = "onnxruntime-node 1.30.0 CPU EP, time_model.js; io_overhead_ms " + fmt(json_num(js, "io_overhead_ms"));
-        }
+        trow.push_back(ort);
+        tvar.push_back(nullptr);
       }
       for (const auto &v : variants) {
         if (v.threads != 0 && v.threads != t) continue;
         Row r;
         r.model = ms.key, r.shape = shape_x, r.impl = v.impl, r.threads = t, r.tuned = v.tuned, r.untuned = v.untuned;
-        std::string cmd = env + "'" + self + "' --child '" + v.dir + "' " + std::to_string(t) + " " + std::to_string(ms.repeat) + " '" + ms.input_npy + "' 2>&1";
+        trow.push_back(r);
+        tvar.push_back(&v);
+      }
+      // One timing of row i into its per-round lists (an error ends that row's rounds).
+      auto time_row = [&](size_t i, int round) {
+        Row &r = trow[i];
+        if (!r.error.empty()) return;
+        std::string cmd = tvar[i] ? env + "'" + self + "' --child '" + tvar[i]->dir + "' " + std::to_string(t) + " " +
+                                        std::to_string(ms.repeat) + " '" + ms.input_npy + "' 2>&1"
+                                  : env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input " + ms.input + "='" +
+                                        in_npy + "' --threads " + std::to_string(t) + " --repeat " + std::to_string(ms.repeat) +
+                                        " --warmup 5 2>&1";
         int st = 0;
         std::string o = run_capture(cmd, &st);
         std::string js = last_json_line(o);
-        if (st != 0 || js.empty()) r.error = "child failed: " + o.substr(0, 300);
-        else {
-          r.median_ms = json_num(js, "median_ms");
-          r.min_ms = json_num(js, "min_ms");
-          r.repeats = ms.repeat;
-          r.note = "AOT libmodel.so via runtime/ (" + std::to_string(v.tuned) + " tuned / " + std::to_string(v.untuned) +
-                   " untuned tasks); out absmax " + fmt(json_num(js, "out_absmax"), "%.4g");
+        if (st != 0 || js.empty()) {
+          r.error = (tvar[i] ? "child failed: " : "time_model.js failed: ") + o.substr(0, 300);
+        } else {
+          r.round_medians.push_back(json_num(js, "median_ms"));
+          r.round_mins.push_back(json_num(js, "min_ms"));
+          r.repeats += ms.repeat;
+          if (tvar[i])
+            r.note = "AOT libmodel.so via runtime/ (" + std::to_string(tvar[i]->tuned) + " tuned / " +
+                     std::to_string(tvar[i]->untuned) + " untuned tasks); out absmax " + fmt(json_num(js, "out_absmax"), "%.4g");
+          else {
+            r.overhead_ms = json_num(js, "overhead_ms");
+            r.note = "onnxruntime-node 1.30.0 CPU EP, time_model.js; io_overhead_ms " + fmt(json_num(js, "io_overhead_ms"));
+          }
         }
-        if (!std::isnan(ort.median_ms) && !std::isnan(r.median_ms)) r.ratio = r.median_ms / ort.median_ms;
-        rows.push_back(r);
-        std::printf("[%s] %dT %-15s %s ms\n", ms.key.c_str(), t, r.impl.c_str(), r.error.empty() ? fmt(r.median_ms).c_str() : r.error.c_str());
+        std::printf("[%s] %dT %-15s round %d/%d: %s ms\n", ms.key.c_str(), t, r.impl.c_str(), round + 1, rounds,
+                    r.error.empty() ? fmt(r.round_medians.back()).c_str() : r.error.c_str());
+      };
+      // Rounds interleave the rows, in reverse order every other round, so that a machine that slows down or
+      // speeds up over the run weighs on every row alike (2 shared cores drift by 20-30% within a minute).
+      for (int round = 0; round < rounds; round++) {
+        for (size_t k = 0; k < trow.size(); k++) time_row(round % 2 ? trow.size() - 1 - k : k, round);
       }
-      if (have_ort) {
-        rows.push_back(ort);
-        std::printf("[%s] %dT %-15s %s ms\n", ms.key.c_str(), t, "onnxruntime", ort.error.empty() ? fmt(ort.median_ms).c_str() : ort.error.c_str());
+      const Row *ort = have_ort ? &trow[0] : nullptr;
+      for (auto &r : trow) {
+        if (!r.error.empty()) continue;
+        r.median_ms = median(r.round_medians);
+        r.min_ms = *std::min_element(r.round_mins.begin(), r.round_mins.end());
+        if (&r == ort || !ort || !ort->error.empty()) continue;
+        std::vector<double> ratios;  // per round: this row's median over onnxruntime's median of the same round
+        for (size_t k = 0; k < r.round_medians.size(); k++) ratios.push_back(r.round_medians[k] / ort->round_medians[k]);
+        r.ratio = median(ratios);
       }
+      // Printed and written as before: the tetune rows, then onnxruntime's.
+      for (size_t i = have_ort ? 1 : 0; i < trow.size(); i++) rows.push_back(trow[i]);
+      if (have_ort) rows.push_back(trow[0]);
     }
   }
 
@@ -401,6 +439,7 @@ int parent_main(int argc, char **argv) {
       j["median_ms"] = bench::json_number(r.median_ms, "%.4f");
       j["min_ms"] = bench::json_number(r.min_ms, "%.4f");
       j["repeats"] = r.repeats;
+      j["rounds"] = static_cast<int>(r.round_medians.size());
       j["ratio_vs_onnxruntime"] = bench::json_number(r.ratio, "%.4f");
       if (r.impl == "onnxruntime") j["overhead_ms"] = bench::json_number(r.overhead_ms, "%.4f");
       if (r.tuned >= 0) j["tuned_tasks"] = r.tuned, j["untuned_tasks"] = r.untuned;
