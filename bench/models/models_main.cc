@@ -102,6 +102,11 @@ std::string last_json_line(const std::string &out) {
   return best;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 // ---- child: one tetune measurement ----
 /** Times the export in dir on input_npy ("": make_input.js seed-7 data of the model's input shape). */
 int child_main(const std::string &dir, int threads, int repeat, const std::string &input_npy) {
@@ -123,7 +128,7 @@ int child_main(const std::string &dir, int threads, int repeat, const std::strin
     ms.push_back(now_ms() - a);
   }
   std::sort(ms.begin(), ms.end());
-  double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  const double med = median(ms);
   double mx = 0;
   for (int64_t i = 0; i < y[0].size(); i++) mx = std::max(mx, std::fabs(y[0].get(i)));
   nlohmann::ordered_json j;
@@ -170,11 +175,6 @@ struct Row {
   std::string note, error;
   double ratio = std::nan("");  // median over rounds of median_ms / onnxruntime's median_ms of the same round
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 std::string fmt(double v, const char *f = "%.3f") {
   if (std::isnan(v)) return "null";
