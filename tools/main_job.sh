@@ -8,12 +8,15 @@
 # (~/.cache/tetune/tetune.db). The shipped log tuning_logs/shipped.db is read,
 # never written, so the source tree stays clean.
 #
-#   BUDGET=3m THREADS=$(nproc) [TETUNE_DB=my.db] tools/main_job.sh
+#   BUDGET=3m THREADS=$(nproc) ROUNDS=3 REPEAT=20 [TETUNE_DB=my.db] tools/main_job.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BUDGET="${BUDGET:-3m}"
 THREADS="${THREADS:-$(nproc)}"
+ROUNDS="${ROUNDS:-3}"   # latency rounds, tetune and onnxruntime in turns
+REPEAT="${REPEAT:-20}"  # timed runs per round
+((ROUNDS >= 1 && REPEAT >= 1)) || { echo "main_job: ROUNDS and REPEAT must be at least 1" >&2; exit 1; }
 DB="${TETUNE_DB:-${XDG_CACHE_HOME:-$HOME/.cache}/tetune/tetune.db}"  # for the messages; tetune finds it itself
 MODEL=models/ppocr/ch_PP-OCRv4_rec_infer.onnx
 DICT=models/ppocr/ppocr_keys_v1.txt
@@ -41,15 +44,33 @@ for img in examples/ocr/images/*.png; do
   "$OCR" --compiled "$OUT/rec" --dict "$DICT" --image "$img" --threads "$THREADS"
 done
 
-step "tetune vs onnxruntime on the first image's input ($THREADS threads)"
+step "tetune vs onnxruntime on the first image's input ($THREADS threads, $ROUNDS interleaved rounds of $REPEAT runs)"
 first=$(ls examples/ocr/images/*.png | head -1)
 "$OCR" --compiled "$OUT/rec" --dict "$DICT" --image "$first" --threads "$THREADS" --dump-input "$OUT/x.npy" >/dev/null
-"$T" run "$OUT/rec" --input x="$OUT/x.npy" --output "$OUT/tetune_y.npy" --repeat 50 --threads "$THREADS" | tee "$OUT/tetune_run.txt"
 node tools/reference/run_reference.js --model "$MODEL" --input x="$OUT/x.npy" --output-dir "$OUT/ort" --threads "$THREADS" >/dev/null
-ort_json=$(node tools/reference/time_model.js --model "$MODEL" --input x="$OUT/x.npy" --threads "$THREADS" --repeat 50 --warmup 5)
-ort_ms=$(echo "$ort_json" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(j.median_ms.toFixed(3)+" ms (node per-call overhead "+j.overhead_ms.toFixed(3)+" ms)")})')
-tetune_ms=$(grep -oE 'median [0-9.]+ ms' "$OUT/tetune_run.txt" | head -1)
-echo "latency: tetune ${tetune_ms#median }, onnxruntime $ort_ms"
+# Median of one round's runs, in ms.
+tetune_round() {
+  "$T" run "$OUT/rec" --input x="$OUT/x.npy" --output "$OUT/tetune_y.npy" --repeat "$REPEAT" --threads "$THREADS" >"$OUT/tetune_run.txt"
+  grep -oE 'median [0-9.]+ ms' "$OUT/tetune_run.txt" | head -1 | cut -d' ' -f2
+}
+ort_round() {
+  node tools/reference/time_model.js --model "$MODEL" --input x="$OUT/x.npy" --threads "$THREADS" --repeat "$REPEAT" --warmup 5 |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).median_ms.toFixed(3)))'
+}
+# The two runtimes take turns (tetune first in odd rounds), so that the machine's drift over the
+# minute (20-30% on 2 shared cores) weighs on both alike; the ratio is the median of the rounds' ratios.
+: >"$OUT/latency_rounds.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  if ((round % 2)); then t_ms=$(tetune_round); o_ms=$(ort_round); else o_ms=$(ort_round); t_ms=$(tetune_round); fi
+  echo "round $round: tetune $t_ms ms, onnxruntime $o_ms ms"
+  echo "$t_ms $o_ms" >>"$OUT/latency_rounds.txt"
+done
+node -e '
+const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => l.split(" ").map(Number));
+const median = v => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+console.log("latency: tetune " + median(rows.map(r => r[0])).toFixed(3) + " ms, onnxruntime " + median(rows.map(r => r[1])).toFixed(3) +
+            " ms; tetune/onnxruntime " + median(rows.map(r => r[0] / r[1])).toFixed(2) + "x (medians over " + rows.length + " rounds)");
+' "$OUT/latency_rounds.txt"
 ort_out=$(ls "$OUT"/ort/*.npy | head -1)
 echo -n "outputs: "
 "$T" compare "$OUT/tetune_y.npy" "$ort_out"
