@@ -49,6 +49,7 @@
 #include "relay_import/tuned_schedules.h"
 #include "runtime/io.h"
 #include "runtime/model.h"
+#include "tuning_logs/records.h"
 #include "base/errors.h"
 #include "bench/zoo/zoo_models.h"
 
@@ -102,11 +103,6 @@ std::string last_json_line(const std::string &out) {
   return best;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 // ---- child: one tetune measurement ----
 /** Times the export in dir on input_npy ("": make_input.js seed-7 data of the model's input shape). */
 int child_main(const std::string &dir, int threads, int repeat, const std::string &input_npy) {
@@ -128,7 +124,7 @@ int child_main(const std::string &dir, int threads, int repeat, const std::strin
     ms.push_back(now_ms() - a);
   }
   std::sort(ms.begin(), ms.end());
-  const double med = median(ms);
+  const double med = tuning_log::median_of(ms);
   double mx = 0;
   for (int64_t i = 0; i < y[0].size(); i++) mx = std::max(mx, std::fabs(y[0].get(i)));
   nlohmann::ordered_json j;
@@ -394,12 +390,12 @@ int parent_main(int argc, char **argv) {
       const Row *ort = have_ort ? &trow[0] : nullptr;
       for (auto &r : trow) {
         if (!r.error.empty()) continue;
-        r.median_ms = median(r.round_medians);
+        r.median_ms = tuning_log::median_of(r.round_medians);
         r.min_ms = *std::min_element(r.round_mins.begin(), r.round_mins.end());
         if (&r == ort || !ort || !ort->error.empty()) continue;
         std::vector<double> ratios;  // per round: this row's median over onnxruntime's median of the same round
         for (size_t k = 0; k < r.round_medians.size(); k++) ratios.push_back(r.round_medians[k] / ort->round_medians[k]);
-        r.ratio = median(ratios);
+        r.ratio = tuning_log::median_of(ratios);
       }
       // Printed and written as before: the tetune rows, then onnxruntime's.
       for (size_t i = have_ort ? 1 : 0; i < trow.size(); i++) rows.push_back(trow[i]);
