@@ -55,21 +55,22 @@ tetune_round() {
 }
 ort_round() {
   node tools/reference/time_model.js --model "$MODEL" --input x="$OUT/x.npy" --threads "$THREADS" --repeat "$REPEAT" --warmup 5 |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).median_ms.toFixed(3)))'
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(j.median_ms.toFixed(3)+" "+j.overhead_ms.toFixed(3))})'
 }
 # The two runtimes take turns (tetune first in odd rounds), so that the machine's drift over the
 # minute (20-30% on 2 shared cores) weighs on both alike; the ratio is the median of the rounds' ratios.
 : >"$OUT/latency_rounds.txt"
 for round in $(seq 1 "$ROUNDS"); do
-  if ((round % 2)); then t_ms=$(tetune_round); o_ms=$(ort_round); else o_ms=$(ort_round); t_ms=$(tetune_round); fi
-  echo "round $round: tetune $t_ms ms, onnxruntime $o_ms ms"
-  echo "$t_ms $o_ms" >>"$OUT/latency_rounds.txt"
+  if ((round % 2)); then t_ms=$(tetune_round); o=$(ort_round); else o=$(ort_round); t_ms=$(tetune_round); fi
+  echo "round $round: tetune $t_ms ms, onnxruntime ${o% *} ms"
+  echo "$t_ms $o" >>"$OUT/latency_rounds.txt"  # tetune ms, onnxruntime ms, node's per-call overhead ms
 done
 node -e '
 const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => l.split(" ").map(Number));
 const median = v => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 console.log("latency: tetune " + median(rows.map(r => r[0])).toFixed(3) + " ms, onnxruntime " + median(rows.map(r => r[1])).toFixed(3) +
-            " ms; tetune/onnxruntime " + median(rows.map(r => r[0] / r[1])).toFixed(2) + "x (medians over " + rows.length + " rounds)");
+            " ms (node per-call overhead " + median(rows.map(r => r[2])).toFixed(3) + " ms); tetune/onnxruntime " +
+            median(rows.map(r => r[0] / r[1])).toFixed(2) + "x (medians over " + rows.length + " rounds)");
 ' "$OUT/latency_rounds.txt"
 ort_out=$(ls "$OUT"/ort/*.npy | head -1)
 echo -n "outputs: "
