@@ -17,6 +17,14 @@ namespace {
 using testing::gemm_task;
 using tuning_log::ErrorCode;
 
+// Options for a small GEMM: a per-candidate timeout (s) and short repeats (ms each).
+MeasureOptions quick(double timeout_s, double min_repeat_ms) {
+  MeasureOptions o;
+  o.timeout_s = timeout_s;
+  o.min_repeat_ms = min_repeat_ms;
+  return o;
+}
+
 std::vector<Step> tiled(const Task &t) {
   Schedule s(t.outputs);
   auto [jo, ji] = s.split("C", "j", 8);
@@ -26,9 +34,7 @@ std::vector<Step> tiled(const Task &t) {
 
 TEST(Measure, NormalAndFaults) {
   Task t = gemm_task(32);
-  MeasureOptions o;
-  o.timeout_s = 3;
-  o.min_repeat_ms = 2;
+  MeasureOptions o = quick(3, 2);
   Measurer m(t, o);
   MeasureResult ok = m.measure({tiled(t), ""});
   EXPECT_EQ(ok.error, ErrorCode::kNoError) << ok.error_msg;
@@ -55,9 +61,7 @@ TEST(Measure, NormalAndFaults) {
 // A candidate that fails keeps its error, and the others their rounds.
 TEST(Measure, BatchRoundsCompileOnceAndKeepEveryRound) {
   Task t = gemm_task(32);
-  MeasureOptions o;
-  o.timeout_s = 10;
-  o.min_repeat_ms = 1;
+  MeasureOptions o = quick(10, 1);
   o.repeat = 2;
   Measurer m(t, o);
   std::vector<MeasureResult> rs = m.measure_batch({{tiled(t), ""}, {tiled(t), "segfault"}, {tiled(t), ""}}, 3);
@@ -80,9 +84,7 @@ TEST(Measure, EvictingCacheStatesGiveCheckedCosts) {
     SCOPED_TRACE(cache_state_name(cache));
     Task t = gemm_task(32);
     t.constant_inputs = {1, 7};
-    MeasureOptions o;
-    o.timeout_s = 3;
-    o.min_repeat_ms = 1;
+    MeasureOptions o = quick(3, 1);
     o.repeat = 4;
     o.cache = cache;
     Measurer m(t, o);
@@ -107,9 +109,7 @@ TEST(Measure, CacheStateNames) {
 
 TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
   Task t = gemm_task(32);
-  MeasureOptions o;
-  o.timeout_s = 3;
-  o.min_repeat_ms = 2;
+  MeasureOptions o = quick(3, 2);
   o.parallel_builds = 2;
   Measurer m(t, o);
   Step bad = SplitStep{"C", "nope", 4};
@@ -143,9 +143,7 @@ TEST(Measure, ParallelBatchKeepsIsolationAndCodes) {
 // are alive. Checked on the windows each child reports (CLOCK_MONOTONIC).
 TEST(Measure, ParallelBatchTimesOnlyWhileNothingBuilds) {
   Task t = gemm_task(48);
-  MeasureOptions o;
-  o.timeout_s = 10;
-  o.min_repeat_ms = 2;
+  MeasureOptions o = quick(10, 2);
   o.parallel_builds = 2;
   o.max_alive = 3;
   Measurer m(t, o);
