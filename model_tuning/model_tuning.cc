@@ -69,6 +69,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
                                  const ModelTuneOptions &opt, int top, ReferenceCache *references,
                                  const std::function<bool()> &stop) {
   if (measure_hooks().make_measurer) return -1;
+  result.confirmable_tasks = result.picks_timed_as_in_model = 0;
   MeasureOptions mo = opt.measure;
   mo.cache = CacheState::kModel;
   const size_t n = std::min(tasks.size(), result.tasks.size());
@@ -83,13 +84,16 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
   for (size_t i : order) {
     const Task &t = tasks[i].task;
     double &best_ms = result.tasks[i].best_ms;
-    if (top > 0 && confirmable(t) && !(stop && stop())) {
+    if (top > 0 && confirmable(t)) {
       RecordStore db = task_records(opt, t, nullptr, opt.read_dbs);
       std::map<std::string, int> times;  // successful records per schedule
       for (const auto &r : db.records()) times[r.schedule_json] += r.ok();
       std::vector<std::string> schedules;
       std::vector<MeasureInput> ins;
-      for (const auto &b : db.best(top)) {
+      // Once stopped nothing is measured, but the task's pick is still read from the log below: an earlier
+      // run's re-measurements rank first there, and `compile` takes that pick.
+      const bool stopped = stop && stop();
+      for (const auto &b : stopped ? std::vector<tuning_log::MeasureRecord>{} : db.best(top)) {
         if (times[b.schedule_json] > 1) continue;  // measured again already (by an earlier run: nothing new to learn)
         try {
           ins.push_back({trace_from_json(b.schedule_json, t.outputs), ""});
@@ -112,6 +116,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
             continue;
           }
           db.add(measure_record(schedules[k], got[k], TuneOptions{}.tuner_version, static_cast<int>(db.count())));
+          times[schedules[k]]++;
         }
       } catch (const MeasureError &e) {  // its records stand as measured
         std::fprintf(stderr, "task %s: best schedules not re-measured with the weights flushed: %s\n", t.name.c_str(),
@@ -119,7 +124,11 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
       }
       // The pick as `compile` will make it (re-measured schedules first, by their slower median).
       const std::vector<tuning_log::MeasureRecord> now = db.best(1);
-      if (!now.empty()) best_ms = now[0].median_ms;
+      if (!now.empty()) {
+        result.confirmable_tasks++;
+        best_ms = now[0].median_ms;
+        if (times[now[0].schedule_json] > 1) result.picks_timed_as_in_model++;
+      }
     }
     if (std::isfinite(best_ms)) sum += t.weight * best_ms;
   }

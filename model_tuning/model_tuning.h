@@ -132,6 +132,8 @@ struct ModelTuneResult {
   double estimated_after_ms = 0;    // sum w*best, ranked warm as the tasks were tuned
   int without_result_after = 0;
   double estimated_as_in_model_ms = -1;  // confirm_bests_as_in_model's estimate; -1 when it did not run
+  int confirmable_tasks = 0;        // confirm_bests_as_in_model: CPU tasks with constants (weights) and a record
+  int picks_timed_as_in_model = 0;  // of them, those whose pick has been timed with its weights flushed (now or by an earlier run)
   double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored)
   bool interrupted = false, deadline = false;
 };
@@ -158,7 +160,10 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
  * nothing, when a driver's measure hooks measure elsewhere (tetune-mpi).
  * `references` (may be null): the tasks' reference outputs, reused if tuning computed them.
  * Tasks go heaviest first (weight x best); once `stop` (may be empty) returns
- * true, the rest keep their records as they are.
+ * true, the rest are not measured, but their picks are still read from the
+ * log (an earlier run's re-measurements included), so the estimate sums what
+ * `compile` takes. Counts result.confirmable_tasks and
+ * result.picks_timed_as_in_model (a pick with two or more records).
  */
 double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneResult &result,
                                  const ModelTuneOptions &options, int top = 3, ReferenceCache *references = nullptr,

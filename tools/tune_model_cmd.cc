@@ -208,7 +208,8 @@ void add_tune_model_command(CLI::App &app) {
     std::string how;
     if (r.estimated_as_in_model_ms > 0) {
       how = " (each task's best of its top " + std::to_string(o.confirm_top) +
-            " timed with the weights flushed, as in a model; " + fmt_ms(est) + " ms warm)";
+            " timed with the weights flushed, as in a model, for " + std::to_string(r.picks_timed_as_in_model) + " of " +
+            std::to_string(r.confirmable_tasks) + " tasks with weights; " + fmt_ms(est) + " ms warm)";
       est = r.estimated_as_in_model_ms;
     }
     std::printf("%-4s %-34s %6s %7s %10s %10s %9s\n", "#", "task", "weight", "trials", "default ms", "best ms",

@@ -236,6 +236,16 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   EXPECT_LE(r2.estimated_before_ms, r.estimated_after_ms) << "each task's fastest record is still there";
   EXPECT_NEAR(r2.estimated_as_in_model_ms, confirmed, 1e-9 * confirmed);
   for (size_t i = 0; i < tasks.size(); i++) EXPECT_EQ(store(tasks[i].task).count(), stored[i]) << tasks[i].task.name;
+  EXPECT_EQ(r2.confirmable_tasks, with_weights);
+  EXPECT_EQ(r2.picks_timed_as_in_model, with_weights);
+
+  // Stopped before any task (a time budget spent): nothing is measured, yet every pick, and so the
+  // estimate, is the log's, the earlier re-measurements first, as `compile` takes it, not the warm ranking.
+  autotune::ModelTuneResult stopped = r;
+  const double at_stop = autotune::confirm_bests_as_in_model(tasks, stopped, o, 2, nullptr, [] { return true; });
+  EXPECT_NEAR(at_stop, confirmed, 1e-9 * confirmed);
+  EXPECT_EQ(stopped.picks_timed_as_in_model, with_weights);
+  for (size_t i = 0; i < tasks.size(); i++) EXPECT_EQ(store(tasks[i].task).count(), stored[i]) << tasks[i].task.name;
 
 }
 
