@@ -374,20 +374,32 @@ void add_points(Placed &pl, const std::vector<std::string> &pts) {
 }
 }  // namespace
 
-// Whether the last index of every access of the packable input in st's body is
-// st's last spatial axis (the axis the vector and the panels run along).
-static bool input_follows_last_axis(const StageInfo &st, const std::string &input) {
+// The axis of the packable input that st's last spatial axis (the axis the
+// vector and the panels run along) indexes: its last for B[k, j], its first
+// for a weight stored W[j, k] (dense, Gemm transB, Q K^T). -1 when none does;
+// pre-order, the last access of the input decides. `rank` (may be null): the input's rank.
+static int input_axis_of_last_axis(const StageInfo &st, const std::string &input, int *rank = nullptr) {
   int nd = static_cast<int>(st.spatial_axes.size());
-  bool follows = false;
-  // Pre-order, the last such access decides.
+  int axis = -1;
   pre_order_visit(st.tensor->body, [&](const Expr &e) {
     if (e->kind == ExprKind::Access && e->tensor && e->tensor->name == input && !e->args.empty()) {
-      const Expr &a = e->args.back();
-      follows = a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get();
+      axis = -1;
+      if (rank) *rank = static_cast<int>(e->args.size());
+      for (size_t d = 0; d < e->args.size(); d++) {
+        const Expr &a = e->args[d];
+        if (a->kind == ExprKind::Var && a->var.get() == st.tensor->axes[nd - 1].var.get()) axis = static_cast<int>(d);
+      }
     }
     return true;
   });
-  return follows;
+  return axis;
+}
+
+// Whether that axis is the input's last (a copy's vector loop then reads it contiguously).
+static bool input_follows_last_axis(const StageInfo &st, const std::string &input) {
+  int rank = 0;
+  int axis = input_axis_of_last_axis(st, input, &rank);
+  return axis >= 0 && axis == rank - 1;
 }
 
 // Whether the tiles of st's last spatial axis divide its extent. Where they
@@ -444,14 +456,18 @@ static void pack_at_root(Inst &in, const std::string &reader, const StageInfo &s
 }
 
 // Packs the reused input of `reader` at root into panels of `panel` elements
-// of its last axis (choices 3 and 4 above); nothing when the panel does not
-// divide that axis' extent.
+// of the input axis that st's last spatial axis indexes (choices 3 and 4
+// above): W[j, k] is stored [j / panel, k, panel] as B[k, j] is stored
+// [j / panel, k, panel], so that both GEMMs stream contiguous panels (a
+// constant's copy is made once, at compile time: codegen/prepack.h); nothing
+// when the panel does not divide the last spatial axis' extent.
 static void pack_input_at_root(Inst &in, const std::string &reader, const StageInfo &st, int64_t panel) {
   std::string input = packable_input(st);
-  if (input.empty() || panel < 2 || !input_follows_last_axis(st, input)) return;
+  const int axis = input.empty() ? -1 : input_axis_of_last_axis(st, input);
+  if (axis < 0 || panel < 2) return;
   int64_t extent = st.shape.back();
   if (panel >= extent || extent % panel != 0) return;
-  pack_at_root(in, reader, st, input, -1, panel);
+  pack_at_root(in, reader, st, input, axis, panel);
 }
 
 // Applies the ".cache_read" choice 3 or 4 (see the top of this file). Not

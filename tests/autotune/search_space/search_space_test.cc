@@ -13,6 +13,7 @@
 #include "autotune/search_space/search_space.h"
 #include "workload/task.h"
 #include "codegen/kernel.h"
+#include "codegen/prepack.h"
 #include "schedule/trace.h"
 #include "te/ops/registry.h"
 #include "base/errors.h"
@@ -325,6 +326,51 @@ TEST(SearchSpace, GemmCacheReadLegal) {
       EXPECT_GT(panels, 5);
     }
   }
+}
+
+// C[i, j] = sum_k A[i, k] W[j, k]: the weight stored [N, K], as ONNX Gemm's transB and dense keep it.
+std::vector<Tensor> gemm_transposed_weight(int M, int N, int K) {
+  Tensor A = placeholder({M, K}, float32(), "A");
+  Tensor W = placeholder({N, K}, float32(), "W");
+  IterVar k = reduce_axis(K, "k");
+  Tensor C = compute({M, N}, [&](const std::vector<Var> &i) { return sum(A(i[0], k.var) * W(i[1], k.var), {k}); }, "C",
+                     "matmul", {"i", "j"});
+  return {C};
+}
+
+// Root panels (".cache_read" 3, 4) of a weight stored W[N, K] run along its first axis, the one the
+// vector's columns index, as B[K, N]'s run along its last: [N / f, K, f], streamed by the register block
+// (without them the vector loads of W gathered a column each). Every such candidate computes the
+// reference's values, and a constant W is prepackable along axis 0.
+TEST(SearchSpace, TransposedWeightPackedAlongItsFirstAxis) {
+  const int M = 64, N = 48, K = 40;
+  Checker ch(make_task("gemm_wt", gemm_transposed_weight(M, N, K)));
+  std::mt19937_64 rng(17);
+  int panels = 0;
+  for (int i = 0; i < 40; i++) {
+    Candidate c = ch.space.sample(rng);
+    auto it = c.params.find("C.cache_read");
+    ASSERT_NE(it, c.params.end()) << "no cache_read choice in sketch " << c.sketch;
+    it->second = 3 + static_cast<int64_t>(rng() % 2);
+    Schedule s = ch.space.schedule(c);
+    if (s.has_stage("W.cache") && s.stage("W.cache").pack.packed()) {
+      panels++;
+      const StageInfo &cache = s.stage("W.cache");
+      EXPECT_EQ(cache.pack.axis, "ax0") << c.key() << ": the copy's first axis, N";
+      int w = -1;
+      for (size_t k = 0; k < s.inputs().size(); k++)
+        if (s.inputs()[k].name() == "W") w = static_cast<int>(k);
+      std::vector<PrepackedInput> pre = prepackable_inputs(s, {w});
+      ASSERT_EQ(pre.size(), 1u) << c.key();
+      EXPECT_EQ(pre[0].axis, 0);
+      const int64_t f = cache.pack.factor;
+      EXPECT_EQ(N % f, 0);
+      EXPECT_EQ(pre[0].packed_shape, (Shape{N / f, K, f}));
+    }
+    ch.check(c, "cache_read");
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(panels, 5);
 }
 
 // Channel vectorization of conv accumulators (".vec_channel" = 1): every such
