@@ -376,7 +376,7 @@ void add_points(Placed &pl, const std::vector<std::string> &pts) {
 
 // The axis of the packable input that st's last spatial axis (the axis the
 // vector and the panels run along) indexes: its last for B[k, j], its first
-// for a weight stored W[j, k] (dense, Gemm transB, Q K^T). -1 when none does;
+// for a weight stored W[j, k] (dense, ONNX Gemm transB). -1 when none does;
 // pre-order, the last access of the input decides. `rank` (may be null): the input's rank.
 static int input_axis_of_last_axis(const StageInfo &st, const std::string &input, int *rank = nullptr) {
   int nd = static_cast<int>(st.spatial_axes.size());
