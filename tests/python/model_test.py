@@ -52,6 +52,7 @@ def test_tune_compile_load_run(small_cnn, tmp_path):
     assert all(t.trials >= 1 and 0 < t.best_ms < float("inf") for t in tuned.tasks)
     assert tuned.estimated_after_ms <= tuned.baseline_ms * 1.5  # the baselines are records too: never much worse
     assert tuned.estimated_as_in_model_ms > 0  # the conv's and Gemm's bests were timed again with their weights cold
+    assert tuned.confirmable_tasks == 2 and tuned.picks_timed_as_in_model == 2  # the conv and the Gemm hold weights
 
     out = tmp_path / "export"
     result = model.compile_model(path, out, db=db, shipped_log=False)
