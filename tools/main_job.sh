@@ -67,7 +67,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 node -e '
 const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => l.split(" ").map(Number));
-const median = v => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+const median = v => require("./tools/reference/stats").stats(v).median;
 console.log("latency: tetune " + median(rows.map(r => r[0])).toFixed(3) + " ms, onnxruntime " + median(rows.map(r => r[1])).toFixed(3) +
             " ms (node per-call overhead " + median(rows.map(r => r[2])).toFixed(3) + " ms); tetune/onnxruntime " +
             median(rows.map(r => r[0] / r[1])).toFixed(2) + "x (medians over " + rows.length + " rounds)");

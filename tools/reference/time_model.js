@@ -26,16 +26,9 @@
 
 const { ort, parseArgs, createSession, loadInputs } = require('./ort_util');
 const { identityModel } = require('./tiny_onnx');
+const { stats } = require('./stats');
 
 const USAGE = 'usage: time_model.js --model M.onnx --input name=path.npy [...] [--threads N] [--repeat 50] [--warmup 5]';
-
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  const n = s.length;
-  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-  const mean = s.reduce((a, b) => a + b, 0) / n;
-  return { median, min: s[0], max: s[n - 1], mean };
-}
 
 async function timeRuns(session, feeds, warmup, repeat) {
   for (let i = 0; i < warmup; i++) await session.run(feeds);
