@@ -104,19 +104,16 @@ std::string last_json_line(const std::string &out) {
 }
 
 // ---- child: one tetune measurement ----
+/** Untimed runs before timing, as time_model.js's --warmup for onnxruntime's rows. */
+constexpr int kWarmupRuns = 5;
+
 /** Times the export in dir on input_npy ("": make_input.js seed-7 data of the model's input shape). */
 int child_main(const std::string &dir, int threads, int repeat, const std::string &input_npy) {
   auto m = rt::Model::load(dir);
   m->set_num_threads(threads);
   NDArray x = input_npy.empty() ? rt::make_input(m->input_shape(0), 7) : rt::read_npy_file(input_npy);
-  auto y = m->run({x});  // warm-up
-  double first = 0;
-  {
-    double a = now_ms();
-    y = m->run({x});
-    first = now_ms() - a;
-  }
-  (void)first;
+  std::vector<NDArray> y;
+  for (int i = 0; i < kWarmupRuns; i++) y = m->run({x});
   std::vector<double> ms;
   for (int i = 0; i < repeat; i++) {
     double a = now_ms();
@@ -361,7 +358,7 @@ int parent_main(int argc, char **argv) {
                                         std::to_string(ms.repeat) + " '" + ms.input_npy + "' 2>&1"
                                   : env + "node '" + ref + "/time_model.js' --model '" + onnx + "' --input " + ms.input + "='" +
                                         in_npy + "' --threads " + std::to_string(t) + " --repeat " + std::to_string(ms.repeat) +
-                                        " --warmup 5 2>&1";
+                                        " --warmup " + std::to_string(kWarmupRuns) + " 2>&1";
         int st = 0;
         std::string o = run_capture(cmd, &st);
         std::string js = last_json_line(o);
