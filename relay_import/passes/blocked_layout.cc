@@ -23,9 +23,41 @@ const std::set<std::string> &movable_elementwise() {
   return ops;
 }
 
+// Half a vector of channels (8 with AVX-512) divides C, and a full one does not.
+bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s[1] % b != 0 && s[1] % (b / 2) == 0; }
+
+// The [N, C, H, W] shapes of planes at least two vectors wide whose channels
+// take a half block (above) because the convs that read them do at least as
+// many multiply-adds as the convs that write them. Half-blocked, a conv
+// writing such a value fills half its lanes (the block is the vector), where
+// NCHW fills them along W: PP-OCR det's 96 -> 24 convs at 160x160, read by no
+// conv, ran 1.3-1.5x slower so. Kept NCHW, a conv reading it runs NCHW (or
+// after a ToBlocked) and its producer's neighbours pay ToPlain / ToBlocked:
+// EfficientNet-B0's 24 -> 144 convs at 56x56 ran 1.7x slower so
+// (bench/RESULTS.md, 2026-11-28 sixth session).
+std::set<Shape> wide_half_blocked_shapes(const Graph &g, int64_t b) {
+  std::map<Shape, double> written, read;  // multiply-adds of the convs writing / reading each shape
+  for (const Node &n : g.nodes) {
+    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) continue;
+    const Value &x = g.values[n.inputs[0]], &w = g.values[n.inputs[1]], &y = g.values[n.outputs[0]];
+    if (!x.shape_known || !w.shape_known || !y.shape_known || x.shape.size() != 4 || w.shape.size() != 4 ||
+        y.shape.size() != 4)
+      continue;
+    double macs = 1;
+    for (int64_t d : y.shape) macs *= static_cast<double>(d);
+    macs *= static_cast<double>(w.shape[1] * w.shape[2] * w.shape[3]);
+    if (half_block_fits(y.shape, b)) written[y.shape] += macs;
+    if (half_block_fits(x.shape, b)) read[x.shape] += macs;
+  }
+  std::set<Shape> picked;
+  for (const auto &[shape, macs] : read)
+    if (shape[3] >= 2 * b && macs >= written[shape]) picked.insert(shape);
+  return picked;
+}
+
 class Rewriter {
  public:
-  Rewriter(Graph &g, int64_t block) : g_(g), b_(block) {}
+  Rewriter(Graph &g, int64_t block) : g_(g), b_(block), wide_half_blocked_(wide_half_blocked_shapes(g, block)) {}
 
   bool convert_conv(int id);
   bool move_elementwise(int id);
@@ -77,14 +109,12 @@ class Rewriter {
   // The block of a [N, C, H, W] tensor: the vector's lanes where they divide
   // C; else half of them (8 with AVX-512: MobileNetV3's 40, 72, 120 channels)
   // on planes narrower than two vectors, where an NCHW conv's vectors along W
-  // waste lanes too; else 0. On wide planes the NCHW conv fills its lanes
-  // along W, and a half-block conv ran slower (PP-OCR det's 96 -> 24 conv at
-  // 160x160: 18.2 against 13.3 ms). A function of the shape alone, so every
-  // value of one shape, and every use of one value, agrees.
+  // waste lanes too, and on wider planes of the shapes wide_half_blocked_shapes
+  // picks; else 0. A function of the shape alone, so every value of one shape,
+  // and every use of one value, agrees.
   int64_t block_of(const Shape &s) const {
-    const int64_t C = s[1], W = s[3];
-    if (C % b_ == 0) return b_;
-    if (b_ / 2 >= kMinBlock && C % (b_ / 2) == 0 && W < 2 * b_) return b_ / 2;
+    if (s[1] % b_ == 0) return b_;
+    if (half_block_fits(s, b_) && (s[3] < 2 * b_ || wide_half_blocked_.count(s))) return b_ / 2;
     return 0;
   }
   Shape blocked_shape(const Shape &s) const {
@@ -113,6 +143,7 @@ class Rewriter {
 
   Graph &g_;
   const int64_t b_;
+  const std::set<Shape> wide_half_blocked_;
   std::map<int, int> to_blocked_;
 };
 

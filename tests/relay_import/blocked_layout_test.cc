@@ -194,3 +194,48 @@ TEST(BlockedLayout, WeightsComputedInTheGraph) {
   nchw.blocked_layout = false;
   expect_same(m.run(std::vector<NDArray>{x, v}), relay::compile_model(graph(), nchw).run(std::vector<NDArray>{x, v}));
 }
+
+namespace {
+
+// X [1, 32, 4, 40] (a plane 40 wide: at least two 16-lane vectors):
+// V = Conv1x1(X, 32 -> 24), 24 channels, which a half block (8) divides and a full one (16) does not;
+// then `read_by_conv`: Y = Conv3x3(V, 24 -> 32), reading more multiply-adds than V's writer;
+// else Y = Relu(V), read by no conv.
+std::string half_block_model(bool read_by_conv) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto *g = m.mutable_graph();
+  g->set_name("half_block");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 4, 40});
+  conv(g, "X", "V", 32, 24, 1, 1, 1);
+  if (read_by_conv) conv(g, "V", "Y", 24, 32, 3, 1, 1);
+  else add_node(g, "Relu", {"V"}, {"Y"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, read_by_conv ? 32 : 24, 4, 40});
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(BlockedLayout, WidePlanesTakeAHalfBlockWhenConvsReadMoreThanTheyWrite) {
+  for (bool read_by_conv : {true, false}) {
+    SCOPED_TRACE(read_by_conv ? "V read by a 3x3 conv" : "V read by no conv");
+    auto graph = [&] { return relay::import_onnx_bytes(half_block_model(read_by_conv), "hb.onnx", relay::ImportOptions()); };
+    relay::Graph g = graph();
+    relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+    auto ops = ops_of(g);
+    if (read_by_conv) {
+      EXPECT_EQ(st.convs, 2) << "V in [1, 3, 4, 40, 8] between them";
+      EXPECT_EQ(ops["Conv"], 0);
+      EXPECT_EQ(st.transforms, 2) << "X in, Y out";
+    } else {
+      EXPECT_EQ(st.convs, 0) << "V's writer fills its vectors along W in NCHW";
+      EXPECT_EQ(ops["Conv"], 1);
+    }
+    // Half a block of AVX2's 8 lanes is below the smallest block: no half blocks there.
+    relay::Graph g8 = graph();
+    EXPECT_EQ(relay::convert_to_blocked_layout(g8, 8).convs, read_by_conv ? 2 : 1);  // 24 and 32 channels take 8
+    NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 13, -2, 2);
+    expect_same(run(std::move(g), x), run(graph(), x));
+  }
+}
