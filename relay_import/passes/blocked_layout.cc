@@ -23,6 +23,11 @@ const std::set<std::string> &movable_elementwise() {
   return ops;
 }
 
+// A live Conv node with its data and weight inputs and an output.
+bool conv_with_weight(const Node &n) {
+  return !n.dead && n.op == "Conv" && n.inputs.size() >= 2 && !n.outputs.empty() && n.inputs[0] >= 0 && n.inputs[1] >= 0;
+}
+
 // Half a vector of channels (8 with AVX-512) divides C, and a full one does not.
 bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s[1] % b != 0 && s[1] % (b / 2) == 0; }
 
@@ -38,7 +43,7 @@ bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s
 std::set<Shape> wide_half_blocked_shapes(const Graph &g, int64_t b) {
   std::map<Shape, double> written, read;  // multiply-adds of the convs writing / reading each shape
   for (const Node &n : g.nodes) {
-    if (n.dead || n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) continue;
+    if (!conv_with_weight(n)) continue;
     const Value &x = g.values[n.inputs[0]], &w = g.values[n.inputs[1]], &y = g.values[n.outputs[0]];
     if (!x.shape_known || !w.shape_known || !y.shape_known || x.shape.size() != 4 || w.shape.size() != 4 ||
         y.shape.size() != 4)
@@ -237,7 +242,7 @@ int Rewriter::scaled_blocked_weight(int w, int64_t ib, int64_t ob) {
 
 bool Rewriter::convert_conv(int id) {
   const Node n = g_.nodes[id];
-  if (n.op != "Conv" || n.inputs.size() < 2 || n.outputs.empty() || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+  if (!conv_with_weight(n)) return false;
   if (n.attr_s("auto_pad", "NOTSET") != "NOTSET") return false;
   const std::vector<int64_t> strides = n.attr_ints("strides", {1, 1}), pads = n.attr_ints("pads", {0, 0, 0, 0}),
                              dilations = n.attr_ints("dilations", {1, 1});
