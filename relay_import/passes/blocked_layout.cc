@@ -31,16 +31,16 @@ bool conv_with_weight(const Node &n) {
 // Half a vector of channels (8 with AVX-512) divides C, and a full one does not.
 bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s[1] % b != 0 && s[1] % (b / 2) == 0; }
 
-// The [N, C, H, W] shapes of planes at least two vectors wide whose channels
-// take a half block (above) because the convs that read them do at least as
-// many multiply-adds as the convs that write them. Half-blocked, a conv
-// writing such a value fills half its lanes (the block is the vector), where
-// NCHW fills them along W: PP-OCR det's 96 -> 24 convs at 160x160, read by no
+// The [N, C, H, W] shapes whose channels take a half block (above) because the
+// convs that read them do at least as many multiply-adds as the convs that
+// write them (block_of gives planes narrower than two vectors a half block
+// whatever this says). Half-blocked, a conv writing such a value fills half
+// its lanes (the block is the vector), where NCHW fills them along W: PP-OCR det's 96 -> 24 convs at 160x160, read by no
 // conv, ran 1.3-1.5x slower so. Kept NCHW, a conv reading it runs NCHW (or
 // after a ToBlocked) and its producer's neighbours pay ToPlain / ToBlocked:
 // EfficientNet-B0's 24 -> 144 convs at 56x56 ran 1.7x slower so
 // (bench/RESULTS.md, 2026-11-28 sixth session).
-std::set<Shape> wide_half_blocked_shapes(const Graph &g, int64_t b) {
+std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
   std::map<Shape, double> written, read;  // multiply-adds of the convs writing / reading each shape
   for (const Node &n : g.nodes) {
     if (!conv_with_weight(n)) continue;
@@ -56,13 +56,13 @@ std::set<Shape> wide_half_blocked_shapes(const Graph &g, int64_t b) {
   }
   std::set<Shape> picked;
   for (const auto &[shape, macs] : read)
-    if (shape[3] >= 2 * b && macs >= written[shape]) picked.insert(shape);
+    if (macs >= written[shape]) picked.insert(shape);
   return picked;
 }
 
 class Rewriter {
  public:
-  Rewriter(Graph &g, int64_t block) : g_(g), b_(block), wide_half_blocked_(wide_half_blocked_shapes(g, block)) {}
+  Rewriter(Graph &g, int64_t block) : g_(g), b_(block), half_blocked_(half_blocked_shapes(g, block)) {}
 
   bool convert_conv(int id);
   bool move_elementwise(int id);
@@ -114,12 +114,12 @@ class Rewriter {
   // The block of a [N, C, H, W] tensor: the vector's lanes where they divide
   // C; else half of them (8 with AVX-512: MobileNetV3's 40, 72, 120 channels)
   // on planes narrower than two vectors, where an NCHW conv's vectors along W
-  // waste lanes too, and on wider planes of the shapes wide_half_blocked_shapes
+  // waste lanes too, and on wider planes of the shapes half_blocked_shapes
   // picks; else 0. A function of the shape alone, so every value of one shape,
   // and every use of one value, agrees.
   int64_t block_of(const Shape &s) const {
     if (s[1] % b_ == 0) return b_;
-    if (half_block_fits(s, b_) && (s[3] < 2 * b_ || wide_half_blocked_.count(s))) return b_ / 2;
+    if (half_block_fits(s, b_) && (s[3] < 2 * b_ || half_blocked_.count(s))) return b_ / 2;
     return 0;
   }
   Shape blocked_shape(const Shape &s) const {
@@ -148,7 +148,7 @@ class Rewriter {
 
   Graph &g_;
   const int64_t b_;
-  const std::set<Shape> wide_half_blocked_;
+  const std::set<Shape> half_blocked_;
   std::map<int, int> to_blocked_;
 };
 
