@@ -4,7 +4,7 @@
 //   CompiledModel m = compile_model(std::move(g));   // passes, fusion, kernels
 //   std::vector<NDArray> y = m.run({x});
 //
-// Passes (in order): constant folding, batch-norm folding, Gemm weight layout,
+// Passes (in order): constant folding, layer-norm fusion, batch-norm folding, Gemm weight layout,
 // channel-scale folding, blocked layout (NCHW[b]c conv chains), CSE, DCE, fusion.
 // Each fused group becomes one tetune::Task (make_task, so equal groups
 // share a workload key) and one JIT Kernel built from the ScheduleChoice
@@ -48,6 +48,8 @@ struct CompileOptions {
   int threads = 1;                       // recorded in tasks
   FusionOptions fusion;
   bool fold_batch_norm = true;
+  /** A layer norm written out as ReduceMean, Sub, Pow... becomes one LayerNormalization (passes/layer_norm_fusion.h). */
+  bool fuse_layer_norm = true;
   /** Conv(x * s, W) with s a per-channel scale -> Conv(x, W * s) (passes/channel_scale_folding.h). */
   bool fold_channel_scales = true;
   /**
@@ -147,6 +149,7 @@ int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_unt
 struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
+  int fused_layer_norms = 0;                      // passes/layer_norm_fusion.h
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int winograd_convs = 0;                        // passes/winograd.h
   int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
