@@ -1,5 +1,7 @@
 #include "relay_import/passes/blocked_layout.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -31,17 +33,31 @@ bool conv_with_weight(const Node &n) {
 // Half a vector of channels (8 with AVX-512) divides C, and a full one does not.
 bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s[1] % b != 0 && s[1] % (b / 2) == 0; }
 
+// The block of a [N, C, H, W] shape: the vector's lanes b where they divide
+// C; else half of them (8 with AVX-512: MobileNetV3's 40, 72, 120 channels)
+// on planes narrower than two vectors, where an NCHW conv's vectors along W
+// waste lanes too, and on wider planes of the shapes in `half_blocked`; else 0 (NCHW).
+int64_t block_for(const Shape &s, int64_t b, const std::set<Shape> &half_blocked) {
+  if (s[1] % b == 0) return b;
+  if (half_block_fits(s, b) && (s[3] < 2 * b || half_blocked.count(s))) return b / 2;
+  return 0;
+}
+
 // The [N, C, H, W] shapes whose channels take a half block (above) because the
 // convs that read them do at least as many multiply-adds as the convs that
-// write them (block_of gives planes narrower than two vectors a half block
+// write them (block_for gives planes narrower than two vectors a half block
 // whatever this says). Half-blocked, a conv writing such a value fills half
 // its lanes (the block is the vector), where NCHW fills them along W: PP-OCR det's 96 -> 24 convs at 160x160, read by no
 // conv, ran 1.3-1.5x slower so. Kept NCHW, a conv reading it runs NCHW (or
 // after a ToBlocked) and its producer's neighbours pay ToPlain / ToBlocked:
 // EfficientNet-B0's 24 -> 144 convs at 56x56 ran 1.7x slower so
-// (bench/RESULTS.md, 2026-11-28 sixth session).
+// (bench/RESULTS.md, 2026-11-28 sixth session). A shape next to a conv whose
+// other side stays NCHW is not picked: the half block would put a ToPlain or
+// ToBlocked pass beside it (MobileNetV3's 24 channels at 56x56 between its
+// NCHW 72-channel values ran 2.4% slower so; bench/RESULTS.md, seventh session).
 std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
   std::map<Shape, double> written, read;  // multiply-adds of the convs writing / reading each shape
+  std::map<Shape, std::set<Shape>> beside;  // the shapes on the other side of those convs
   for (const Node &n : g.nodes) {
     if (!conv_with_weight(n)) continue;
     const Value &x = g.values[n.inputs[0]], &w = g.values[n.inputs[1]], &y = g.values[n.outputs[0]];
@@ -51,12 +67,22 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
     double macs = 1;
     for (int64_t d : y.shape) macs *= static_cast<double>(d);
     macs *= static_cast<double>(w.shape[1] * w.shape[2] * w.shape[3]);
-    if (half_block_fits(y.shape, b)) written[y.shape] += macs;
-    if (half_block_fits(x.shape, b)) read[x.shape] += macs;
+    if (half_block_fits(y.shape, b)) written[y.shape] += macs, beside[y.shape].insert(x.shape);
+    if (half_block_fits(x.shape, b)) read[x.shape] += macs, beside[x.shape].insert(y.shape);
   }
   std::set<Shape> picked;
   for (const auto &[shape, macs] : read)
     if (macs >= written[shape]) picked.insert(shape);
+  // Dropping a shape can leave another beside an NCHW value: until nothing changes.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (auto it = picked.begin(); it != picked.end();) {
+      const std::set<Shape> &others = beside[*it];
+      const bool alone = std::any_of(others.begin(), others.end(), [&](const Shape &o) { return block_for(o, b, picked) == 0; });
+      it = alone ? picked.erase(it) : std::next(it);
+      dropped |= alone;
+    }
+  }
   return picked;
 }
 
@@ -111,17 +137,8 @@ class Rewriter {
     g_.add_node(n);
     g_.replace_uses(old_value, plain);
   }
-  // The block of a [N, C, H, W] tensor: the vector's lanes where they divide
-  // C; else half of them (8 with AVX-512: MobileNetV3's 40, 72, 120 channels)
-  // on planes narrower than two vectors, where an NCHW conv's vectors along W
-  // waste lanes too, and on wider planes of the shapes half_blocked_shapes
-  // picks; else 0. A function of the shape alone, so every value of one shape,
-  // and every use of one value, agrees.
-  int64_t block_of(const Shape &s) const {
-    if (s[1] % b_ == 0) return b_;
-    if (half_block_fits(s, b_) && (s[3] < 2 * b_ || half_blocked_.count(s))) return b_ / 2;
-    return 0;
-  }
+  // A function of the shape alone, so every value of one shape, and every use of one value, agrees.
+  int64_t block_of(const Shape &s) const { return block_for(s, b_, half_blocked_); }
   Shape blocked_shape(const Shape &s) const {
     const int64_t b = block_of(s);
     return {s[0], s[1] / b, s[2], s[3], b};

@@ -201,7 +201,8 @@ namespace {
 // V = Conv1x1(X, 32 -> 24), 24 channels, which a half block (8) divides and a full one (16) does not;
 // then `read_by_conv`: Y = Conv3x3(V, 24 -> 32), reading more multiply-adds than V's writer;
 // else Y = Relu(V), read by no conv.
-std::string half_block_model(bool read_by_conv) {
+// X [1, 32, 4, 40] -> V = Conv1x1(X) (24 channels) -> Y = Conv3x3(V) (y_channels), or Relu(V).
+std::string half_block_model(bool read_by_conv, int64_t y_channels = 32) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
@@ -209,9 +210,9 @@ std::string half_block_model(bool read_by_conv) {
   g->set_name("half_block");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 4, 40});
   conv(g, "X", "V", 32, 24, 1, 1, 1);
-  if (read_by_conv) conv(g, "V", "Y", 24, 32, 3, 1, 1);
+  if (read_by_conv) conv(g, "V", "Y", 24, y_channels, 3, 1, 1);
   else add_node(g, "Relu", {"V"}, {"Y"});
-  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, read_by_conv ? 32 : 24, 4, 40});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, read_by_conv ? y_channels : 24, 4, 40});
   return m.SerializeAsString();
 }
 
@@ -238,4 +239,17 @@ TEST(BlockedLayout, WidePlanesTakeAHalfBlockWhenConvsReadMoreThanTheyWrite) {
     NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 13, -2, 2);
     expect_same(run(std::move(g), x), run(graph(), x));
   }
+}
+
+TEST(BlockedLayout, NoHalfBlockBesideAConvWhoseOtherSideStaysNchw) {
+  // Y's 40 channels take half a block too, but no conv reads Y, so Y stays NCHW on its
+  // 40-wide plane; a half-blocked V would need a ToPlain before the 3x3 conv: V stays NCHW as well.
+  auto graph = [] { return relay::import_onnx_bytes(half_block_model(true, 40), "hb40.onnx", relay::ImportOptions()); };
+  relay::Graph g = graph();
+  relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+  EXPECT_EQ(st.convs, 0) << "a blocked X -> V conv would pay a ToBlocked and a ToPlain for one conv";
+  EXPECT_EQ(st.transforms, 0);
+  EXPECT_EQ(ops_of(g)["Conv"], 2);
+  NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 17, -2, 2);
+  expect_same(run(std::move(g), x), run(graph(), x));
 }
