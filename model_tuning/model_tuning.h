@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/measure/cache_sizes.h"
 #include "autotune/measure/measure.h"
 #include "autotune/measure/record_store.h"
 #include "workload/task.h"
@@ -102,7 +103,12 @@ struct ModelTuneOptions {
   double small_task_heavy_share = 0.01;  // a small task at this share of the estimate or more is tuned as any other
   bool measure_baseline = true;  // default schedule as first record of a task without records
   bool transfer = true;          // TuneOptions::transfer for every task
-  int confirm_top = 3;           // with measure.cache kWarm: confirm_bests_as_in_model(.., confirm_top) at the end,
+  /**
+   * Each task timed in cache_state_in_model's state (measure.cache ignored);
+   * false: every task in measure.cache.
+   */
+  bool cache_by_weights = true;
+  int confirm_top = 3;           // unless a task is timed kCold: confirm_bests_as_in_model(.., confirm_top) at the end,
                                  // past total_trials (a later run counts its records as stored ones) but inside
                                  // time_budget_s: the search stops early for it (up to 15% of the budget)
                                  // and it stops at the deadline; 0 = off
@@ -139,6 +145,25 @@ struct ModelTuneResult {
 };
 
 ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
+
+/** Bytes of a task's constant inputs (Task::constant_inputs: its weights). */
+double constant_bytes(const Task &task);
+
+/**
+ * How a model's task is timed when ModelTuneOptions::cache_by_weights:
+ * CacheState::kModel (its weights flushed before each run) when the model's
+ * weights (model_weight_bytes: each task's constant_bytes times its weight)
+ * exceed the L3 and the task's own exceed one core's L2: each inference then
+ * brings them from memory, where back-to-back repeats find them in the L3,
+ * and a schedule that reads its weight panels in one burst ranks first warm
+ * and runs slower in the model. Else kWarm (also when a size is unknown, 0).
+ * On Zen 5, BERT-base tuned so ran 4.2% faster than tuned warm
+ * (bench/RESULTS.md, 2026-11-28 seventh session).
+ */
+CacheState cache_state_in_model(const Task &task, double model_weight_bytes, const CacheSizes &caches);
+
+/** The state each task is timed in under `options` (cache_state_in_model with this host's caches, or measure.cache). */
+std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const ModelTuneOptions &options);
 
 /**
  * Picks each task's schedule as inside a model (tune_model's last step, see

@@ -52,14 +52,19 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
       ->check(CLI::IsMember(relay::layout_names()));
 }
 
-CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache) {
-  cache = "warm";
+CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, bool per_task) {
+  cache = per_task ? "auto" : "warm";
+  std::vector<std::string> names = {"warm", "cold", "model"};
+  if (per_task) names.push_back("auto");
   return cmd
       ->add_option("--cache", cache,
-                   "what the caches hold when a timed run starts: warm (runs back to back), cold (inputs and outputs "
-                   "flushed, TVM's enable_cpu_cache_flush), model (the model's weights flushed, activations as their "
-                   "producer left them, as inside the model); default warm")
-      ->check(CLI::IsMember({"warm", "cold", "model"}));
+                   std::string("what the caches hold when a timed run starts: warm (runs back to back), cold (inputs "
+                               "and outputs flushed, TVM's enable_cpu_cache_flush), model (the model's weights flushed, "
+                               "activations as their producer left them, as inside the model)") +
+                       (per_task ? ", auto (per task: model where its weights exceed the L2 and the model's the L3, "
+                                   "as they then come from memory on each inference; else warm); default auto"
+                                 : "; default warm"))
+      ->check(CLI::IsMember(names));
 }
 
 const CLI::Validator &positive() {

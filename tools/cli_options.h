@@ -43,9 +43,10 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout);
 
 /**
  * Adds --cache {warm, cold, model} (autotune::CacheState: what the caches hold
- * when a timed run starts), default warm.
+ * when a timed run starts), default warm; with per_task (`tune`) also auto,
+ * the default: each task as autotune::cache_state_in_model decides.
  */
-CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache);
+CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, bool per_task = false);
 
 /** A number > 0 and finite ("--timeout: must be a positive number, got 0"). */
 const CLI::Validator &positive();

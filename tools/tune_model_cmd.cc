@@ -130,7 +130,7 @@ void add_tune_model_command(CLI::App &app) {
   cmd->add_flag("--no-transfer", a->no_transfer,
                 "do not warm-start a task with few records from its records on other targets or its operator's at "
                 "other shapes (autotune/transfer.h)");
-  add_cache_option(cmd, a->cache);
+  add_cache_option(cmd, a->cache, true);
   cmd->add_option("--model-runs", a->model_runs,
                   "at the end, compile the model with the records (as `compile` does) and time this many runs against the "
                   "estimate")
@@ -157,7 +157,8 @@ void add_tune_model_command(CLI::App &app) {
                  o.read_dbs.empty() || o.read_dbs[0].empty() ? "" : ("; also reading the shipped log " + o.read_dbs[0]).c_str());
     o.seed = a->seed;
     o.measure.timeout_s = a->timeout;
-    o.measure.cache = autotune::parse_cache_state(a->cache);
+    o.cache_by_weights = a->cache == "auto";
+    if (!o.cache_by_weights) o.measure.cache = autotune::parse_cache_state(a->cache);
     o.small_task_flops = a->small_flops;
     o.small_task_trials = a->small_trials;
     o.measure_baseline = !a->no_baseline;
@@ -180,6 +181,16 @@ void add_tune_model_command(CLI::App &app) {
                  a->trials > 0 ? (std::to_string(a->trials) + " trials").c_str() : "",
                  a->trials > 0 && o.time_budget_s > 0 ? " / " : "",
                  o.time_budget_s > 0 ? fmt_dur(o.time_budget_s).c_str() : "");
+    if (o.cache_by_weights) {
+      const std::vector<autotune::CacheState> states = autotune::timing_states(tasks, o);
+      const auto flushed = std::count(states.begin(), states.end(), autotune::CacheState::kModel);
+      const autotune::CacheSizes caches = autotune::host_cache_sizes();
+      std::fprintf(stderr,
+                   "tune: --cache auto: %d tasks timed with their weights flushed (weights above the %.1f MiB L2, the "
+                   "model's above the %.1f MiB L3), %d warm\n",
+                   static_cast<int>(flushed), caches.l2_bytes / 1048576.0, caches.l3_bytes / 1048576.0,
+                   static_cast<int>(states.size() - flushed));
+    }
     int last_task = -2;
     int ntasks = static_cast<int>(tasks.size());
     ProgressLine line(stderr);
@@ -208,8 +219,9 @@ void add_tune_model_command(CLI::App &app) {
     std::string how;
     if (r.estimated_as_in_model_ms > 0) {
       how = " (each task's best of its top " + std::to_string(o.confirm_top) +
-            " timed with the weights flushed, as in a model, for " + std::to_string(r.picks_timed_as_in_model) + " of " +
-            std::to_string(r.confirmable_tasks) + " tasks with weights; " + fmt_ms(est) + " ms warm)";
+            " timed again with the weights flushed, as in a model, for " +
+            std::to_string(r.picks_timed_as_in_model) + " of " + std::to_string(r.confirmable_tasks) +
+            " tasks with weights; " + fmt_ms(est) + " ms as the search ranked them)";
       est = r.estimated_as_in_model_ms;
     }
     std::printf("%-4s %-34s %6s %7s %10s %10s %9s\n", "#", "task", "weight", "trials", "default ms", "best ms",

@@ -52,6 +52,10 @@ refuse "--trials" tune --model "$model" --trials -5 "${db[@]}"
 refuse "--batch" tune-op "${op[@]}" --batch 0 "${db[@]}"
 refuse "--batch" tune --model "$model" --trials 2 --batch 0 "${db[@]}"
 refuse "--small-task-trials" tune --model "$model" --trials 2 --small-task-trials -1 "${db[@]}"
+# --cache auto decides per task of a model: tune only.
+refuse "--cache" tune-op "${op[@]}" --trials 2 --cache auto "${db[@]}"
+refuse "--cache" run-op "${op[@]}" --cache auto
+refuse "--cache" tune --model "$model" --trials 2 --cache hot "${db[@]}"
 refuse "--repeat" run-op "${op[@]}" --repeat -1
 refuse "--repeat" run-op "${op[@]}" --repeat 0
 refuse "--rounds" run-op "${op[@]}" --rounds 0

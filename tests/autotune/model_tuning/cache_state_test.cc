@@ -1,0 +1,74 @@
+// How `tune` times a model's task (model_tuning.h, cache_state_in_model): with
+// its weights flushed exactly when they come from memory on each inference
+// (the task's weights above the L2, the model's above the L3), warm otherwise;
+// and the cache sizes it reads from sysfs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "autotune/measure/cache_sizes.h"
+#include "model_tuning/model_tuning.h"
+#include "te/ops/matmul.h"
+
+using namespace tetune;
+using namespace tetune::autotune;
+
+namespace {
+
+constexpr int64_t KiB = 1024, MiB = 1024 * 1024;
+
+// [64, 256] x [256, N]: the B operand (256 x N floats, N KiB) a constant when `weighted`.
+Task gemm(int64_t n, bool weighted) {
+  Tensor a = placeholder({64, 256}, float32(), "a"), b = placeholder({256, n}, float32(), "b");
+  Tensor c = ops::matmul(a, b);
+  return weighted ? make_task("gemm", {c}, {b}, Target{}, 2) : make_task("gemm", {c}, Target{}, 2);
+}
+
+}  // namespace
+
+TEST(CacheState, ParsesSysfsSizes) {
+  EXPECT_EQ(parse_cache_size("1024K"), MiB);
+  EXPECT_EQ(parse_cache_size("32M"), 32 * MiB);
+  EXPECT_EQ(parse_cache_size("2G"), 2048 * MiB);
+  EXPECT_EQ(parse_cache_size("512"), 512);
+  EXPECT_EQ(parse_cache_size(""), 0);
+  EXPECT_EQ(parse_cache_size("K"), 0);
+  EXPECT_EQ(parse_cache_size("12X"), 0);
+}
+
+TEST(CacheState, HostSizesComeFromSysfs) {
+  std::ifstream l2("/sys/devices/system/cpu/cpu0/cache/index2/size");
+  if (!l2) GTEST_SKIP() << "no /sys/devices/system/cpu/cpu0/cache on this machine";
+  const CacheSizes c = host_cache_sizes();
+  EXPECT_GT(c.l2_bytes, 64 * KiB);
+  EXPECT_LT(c.l2_bytes, 64 * MiB);
+  if (c.l3_bytes) EXPECT_GT(c.l3_bytes, c.l2_bytes);
+}
+
+TEST(CacheState, WeightsFlushedOnlyWhereTheyComeFromMemory) {
+  const CacheSizes caches{512 * KiB, 4 * MiB};
+  const Task big = gemm(1024, true), small = gemm(256, true), none = gemm(1024, false);
+  EXPECT_EQ(constant_bytes(big), 1024.0 * KiB);
+  EXPECT_EQ(constant_bytes(small), 256.0 * KiB);
+  EXPECT_EQ(constant_bytes(none), 0.0);
+  EXPECT_EQ(cache_state_in_model(big, 8.0 * MiB, caches), CacheState::kModel);
+  EXPECT_EQ(cache_state_in_model(big, 2.0 * MiB, caches), CacheState::kWarm) << "the model's weights stay in the L3";
+  EXPECT_EQ(cache_state_in_model(small, 8.0 * MiB, caches), CacheState::kWarm) << "the task's weights fit the L2";
+  EXPECT_EQ(cache_state_in_model(none, 8.0 * MiB, caches), CacheState::kWarm);
+  EXPECT_EQ(cache_state_in_model(big, 8.0 * MiB, CacheSizes{0, 4 * MiB}), CacheState::kWarm) << "unknown L2";
+  EXPECT_EQ(cache_state_in_model(big, 8.0 * MiB, CacheSizes{512 * KiB, 0}), CacheState::kWarm) << "unknown L3";
+}
+
+TEST(CacheState, TimingStatesFollowTheOptions) {
+  ModelTask t;
+  t.task = gemm(1024, true);
+  t.task.weight = 1;
+  const std::vector<ModelTask> tasks = {t};
+  ModelTuneOptions o;
+  o.cache_by_weights = false;
+  o.measure.cache = CacheState::kCold;
+  EXPECT_EQ(timing_states(tasks, o), std::vector<CacheState>{CacheState::kCold}) << "measure.cache for every task";
+  o.cache_by_weights = true;
+  // 1 MiB of weights in a 1 MiB model: no L3 is that small, so warm on any machine.
+  EXPECT_EQ(timing_states(tasks, o), std::vector<CacheState>{CacheState::kWarm});
+}
