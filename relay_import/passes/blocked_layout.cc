@@ -78,9 +78,10 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
     dropped = false;
     for (auto it = picked.begin(); it != picked.end();) {
       const std::set<Shape> &others = beside[*it];
-      const bool alone = std::any_of(others.begin(), others.end(), [&](const Shape &o) { return block_for(o, b, picked) == 0; });
-      it = alone ? picked.erase(it) : std::next(it);
-      dropped |= alone;
+      const bool beside_nchw =
+          std::any_of(others.begin(), others.end(), [&](const Shape &o) { return block_for(o, b, picked) == 0; });
+      it = beside_nchw ? picked.erase(it) : std::next(it);
+      dropped |= beside_nchw;
     }
   }
   return picked;
