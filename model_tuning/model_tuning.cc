@@ -16,6 +16,7 @@
 #include "autotune/default_schedule.h"
 #include "autotune/measure/measure_hooks.h"
 #include "autotune/tuner.h"
+#include "codegen/buffer_limits.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 #include "schedule/trace.h"
@@ -69,8 +70,7 @@ double constant_bytes(const Task &task) {
   const std::vector<Tensor> in = task.inputs();
   double bytes = 0;
   for (int i : task.constant_inputs)
-    if (i >= 0 && i < static_cast<int>(in.size()))
-      bytes += static_cast<double>(in[i].size()) * in[i].dtype().bytes();
+    if (i >= 0 && i < static_cast<int>(in.size())) bytes += static_cast<double>(tensor_bytes(in[i].shape(), in[i].dtype()));
   return bytes;
 }
 

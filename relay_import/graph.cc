@@ -169,6 +169,15 @@ std::vector<std::vector<int>> Graph::consumers() const {
   return c;
 }
 
+ValueReaders::ValueReaders(const Graph &g) : of(g.consumers()), is_output(g.values.size(), 0) {
+  for (int v : g.outputs) is_output[v] = 1;
+}
+
+int ValueReaders::only(const Graph &g, int v) const {
+  if (v < 0 || is_output[v] || of[v].size() != 1 || g.nodes[of[v][0]].dead) return -1;
+  return of[v][0];
+}
+
 int Graph::num_live_nodes() const {
   int k = 0;
   for (auto &n : nodes) k += !n.dead;

@@ -127,5 +127,19 @@ class Graph {
   std::map<std::string, int> by_name_;
 };
 
+/**
+ * Who reads each value of a graph, taken once (Graph::consumers) before a
+ * pass rewrites it, with the graph's outputs: what a fusion pass asks before
+ * it lets a value disappear into a fused node.
+ */
+struct ValueReaders {
+  std::vector<std::vector<int>> of;  // value -> the live nodes that read it
+  std::vector<char> is_output;       // value -> a graph output
+
+  explicit ValueReaders(const Graph &g);
+  /** The node that alone reads v, or -1 (none, several, a node dead since, or v is a graph output). */
+  int only(const Graph &g, int v) const;
+};
+
 }  // namespace relay
 }  // namespace tetune

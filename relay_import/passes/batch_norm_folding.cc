@@ -6,7 +6,7 @@ namespace tetune {
 namespace relay {
 
 int fold_batch_norms(Graph &g) {
-  auto consumers = g.consumers();
+  const ValueReaders readers(g);
   int folded = 0;
   for (size_t id = 0; id < g.nodes.size(); id++) {
     Node &bn = g.nodes[id];
@@ -20,10 +20,7 @@ int fold_batch_norms(Graph &g) {
     int p = g.values[x].producer;
     if (p < 0 || g.nodes[p].dead || g.nodes[p].op != "Conv") continue;
     Node &conv = g.nodes[p];
-    if (consumers[x].size() != 1) continue;
-    bool graph_out = false;
-    for (int o : g.outputs) graph_out |= o == x;
-    if (graph_out) continue;
+    if (readers.only(g, x) != static_cast<int>(id)) continue;
     bool params_const = true;
     for (int k = 1; k <= 4; k++) params_const &= bn.inputs.size() > 4 && g.values[bn.inputs[k]].is_const();
     if (!params_const || !g.values[conv.inputs[1]].is_const()) continue;

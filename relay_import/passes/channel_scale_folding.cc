@@ -11,15 +11,13 @@ bool is_channel_scale(const Shape &s, int64_t C) { return s == Shape{1, C, 1, 1}
 }  // namespace
 
 int fold_channel_scales_into_convs(Graph &g) {
-  const std::vector<std::vector<int>> readers = g.consumers();
-  std::vector<char> is_output(g.values.size(), 0);
-  for (int v : g.outputs) is_output[v] = 1;
+  const ValueReaders readers(g);
   int folded = 0;
   for (size_t id = 0; id < g.nodes.size(); id++) {
     const Node &conv = g.nodes[id];
     if (conv.dead || conv.op != "Conv" || conv.attr_i("group", 1) != 1 || conv.inputs.size() < 2) continue;
     const int scaled = conv.inputs[0], w = conv.inputs[1];
-    if (scaled < 0 || w < 0 || is_output[scaled] || readers[scaled].size() != 1) continue;
+    if (scaled < 0 || w < 0 || readers.only(g, scaled) != static_cast<int>(id)) continue;
     const int mul_id = g.values[scaled].producer;
     if (mul_id < 0 || g.nodes[mul_id].dead || g.nodes[mul_id].op != "Mul") continue;
     const Node &mul = g.nodes[mul_id];

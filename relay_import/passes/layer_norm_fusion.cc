@@ -7,20 +7,6 @@ namespace relay {
 
 namespace {
 
-struct Readers {
-  std::vector<std::vector<int>> of;  // value -> reading nodes
-  std::vector<char> is_output;
-
-  explicit Readers(const Graph &g) : of(g.consumers()), is_output(g.values.size(), 0) {
-    for (int v : g.outputs) is_output[v] = 1;
-  }
-  // The node that alone reads v, or -1 (several readers, none, or v is a graph output).
-  int only(const Graph &g, int v) const {
-    if (v < 0 || is_output[v] || of[v].size() != 1 || g.nodes[of[v][0]].dead) return -1;
-    return of[v][0];
-  }
-};
-
 bool is_op(const Graph &g, int id, const char *op) { return id >= 0 && !g.nodes[id].dead && g.nodes[id].op == op; }
 
 // The single element of a constant, or false.
@@ -70,7 +56,7 @@ int as_norm_parameter(Graph &g, int p, const Value &x, int64_t axis) {
 }
 
 // Rewrites the pattern whose first ReduceMean is node `id`; false (g unchanged) when it does not match.
-bool fuse_at(Graph &g, const Readers &rd, int id) {
+bool fuse_at(Graph &g, const ValueReaders &rd, int id) {
   const Node &mean = g.nodes[id];
   if (mean.inputs.empty() || mean.inputs[0] < 0 || mean.outputs.size() != 1) return false;
   const int x = mean.inputs[0];
@@ -136,7 +122,7 @@ bool fuse_at(Graph &g, const Readers &rd, int id) {
 }  // namespace
 
 int fuse_layer_norms(Graph &g) {
-  const Readers rd(g);  // nodes added below read only values that were there; a fused pattern's nodes are dead
+  const ValueReaders rd(g);  // nodes added below read only values that were there; a fused pattern's nodes are dead
   int fused = 0;
   const size_t before = g.nodes.size();
   for (size_t id = 0; id < before; id++)
