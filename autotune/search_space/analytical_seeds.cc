@@ -189,6 +189,18 @@ int64_t divisor_upto(int64_t e, int64_t cap) {
   return 1;
 }
 
+// The rows of a register block (at most cap) with the most useful rows per
+// block, e / (the blocks that cover e): a tail block where no divisor comes
+// close (197 tokens: 8 rows, 25 blocks of which the last computes 3 rows
+// beyond e, where the largest divisor is 1); ties go to the fewer rows, so
+// that a divisor wins when it is as good (7 for 28 rows, not 8).
+int64_t rows_upto(int64_t e, int64_t cap) {
+  int64_t best = 1;
+  for (int64_t r = 2; r <= std::min(cap, e); r++)
+    if ((e + best - 1) / best > (e + r - 1) / r) best = r;
+  return best;
+}
+
 // Spatial-vector seed of a stage with a weight (weight_input) and a 1x1
 // window or a short reduction (a stem conv's 3x3x3 taps): puts up to
 // kWeightChannels of its output channels in the register block (a divisor of
@@ -467,7 +479,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // register block (12 of AVX2's 16).
         const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == vector_lanes();
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
-        int64_t row_block = rows ? divisor_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
+        int64_t row_block = rows ? rows_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
         const StageInfo &st = impl_->graph.stage(S);
         const TileSpec *out_chans =
             blocked_conv && ss::window_taps(st) == 1 ? stage_tile(s, st, ss::blocked_output_channel_axis(st)) : nullptr;

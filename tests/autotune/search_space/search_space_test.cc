@@ -702,6 +702,27 @@ TEST(SearchSpace, SpatialSeedBlocksSharedOutputChannels) {
   for (const Candidate &c : seeds) ch.check(c, "seed");
 }
 
+// A batched matmul of activations over 197 rows (ViT's attention; 197 is
+// prime) gets a spatial-vector seed of 8 rows, the last of 25 row blocks
+// computing 3 rows beyond the extent, where the largest divisor would hold 1
+// row (2 accumulators: 2.6x slower untuned); over 28 rows a divisor that
+// fills as many blocks (7) is taken before a tail (8). Both compute the
+// reference's values.
+TEST(SearchSpace, SpatialSeedRowsWithATailWhereNoDivisorFillsTheBlock) {
+  for (const auto &[rows, want] : std::vector<std::pair<int64_t, int64_t>>{{197, 8}, {28, 7}}) {
+    Checker ch(make_task("bmm", ops::build_op("batch_matmul", {2, rows, 64, 40}).outputs, kAvx512));
+    std::vector<Candidate> seeds = ch.space.seeds();
+    ASSERT_FALSE(seeds.empty());
+    const Candidate &c = seeds.front();
+    int64_t row_block = 0;
+    for (const auto &[name, v] : c.params)
+      if (name.size() > 9 && name.compare(name.size() - 9, 9, ".tile.i.3") == 0) row_block = v;
+    EXPECT_EQ(row_block, want) << rows << " rows: " << c.key();
+    EXPECT_EQ(ch.space.register_block(c), want * 16) << c.key();
+    ch.check(c, "seed");
+  }
+}
+
 // On AVX-512, a reduction over blocked channels (the blocked conv, the
 // Winograd GEMM) gets a spatial-vector seed of 14 rows of 16-lane blocks (224
 // accumulator lanes); other reductions at most 8 vectors in that model (a
