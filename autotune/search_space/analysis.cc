@@ -171,13 +171,13 @@ std::string packable_input(const StageInfo &st) {
   return "";
 }
 
-bool columns_contiguous(const StageInfo &st) {
-  if (st.kind != StageInfo::Compute || st.spatial_axes.empty()) return false;
-  const VarNode *col = st.tensor->axes.back().var.get();
-  auto uses = [&](const Expr &x) { return uses_var(x, col); };
-  // col, or col plus or minus terms without col (rt[k, j + col0] of a gate block)
+namespace {
+// Whether every read of st that uses v indexes its last dimension with v
+// alone, or v plus or minus terms without v (rt[k, j + col0] of a gate block).
+bool var_contiguous(const StageInfo &st, const VarNode *v) {
+  auto uses = [&](const Expr &x) { return uses_var(x, v); };
   std::function<bool(const Expr &)> unit_stride = [&](const Expr &x) {
-    if (x->kind == ExprKind::Var) return x->var.get() == col;
+    if (x->kind == ExprKind::Var) return x->var.get() == v;
     if (x->kind != ExprKind::Binary) return false;
     const auto op = static_cast<BinaryOp>(x->op);
     if (op == BinaryOp::Add) return (unit_stride(x->args[0]) && !uses(x->args[1])) || (unit_stride(x->args[1]) && !uses(x->args[0]));
@@ -188,6 +188,17 @@ bool columns_contiguous(const StageInfo &st) {
     for (size_t d = 0; d < n->args.size(); d++)
       if (uses(n->args[d]) && !(d + 1 == n->args.size() && unit_stride(n->args[d]))) return false;
   return true;
+}
+}  // namespace
+
+bool columns_contiguous(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.spatial_axes.empty()) return false;
+  return var_contiguous(st, st.tensor->axes.back().var.get());
+}
+
+bool reduce_axis_contiguous(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.reduce_axes.size() != 1) return false;
+  return var_contiguous(st, st.reduce_axes[0].var.get());
 }
 
 ChannelVector weight_input(const StageInfo &st) {

@@ -1,20 +1,32 @@
-// Rule "rfactor" (Ansor's RuleAddRfactor): a reduction with a small spatial
-// extent (product < kMaxSpatial) and a large reduce extent (product >= 256)
-// gets, besides the sketches of the later rules (simple: parallel over the
-// few spatial points, unrolled inner reduce loop), a sketch where its largest
-// reduce axis k is split (k_o, k_i) and the reduction is factored over one
-// part with Schedule::rfactor into a partial stage "S.rf", made parallel:
+// Rule "rfactor" (Ansor's RuleAddRfactor): a reduction with a large reduce
+// extent gets, besides the sketches of the later rules, a sketch where its
+// largest reduce axis k is split (k_o, k_i) and the reduction is factored over
+// one part with Schedule::rfactor into a partial stage "S.rf".
+// With a small spatial extent (product < kMaxSpatial, reduce product >= 256):
 //   side 0: rfactor(k_i): S.rf[k_i, ...] sums over k_o (and the other reduce
 //           axes); k_i is split by 16 lanes, the outer part parallel, the
 //           lanes innermost (inside the reduce loops) and vectorized, reading
 //           contiguous input; S sums the f = |k_i| partial results.
 //   side 1: rfactor(k_o): S.rf[k_o, ...] sums one contiguous chunk k_i per
 //           parallel iteration; S sums the ceil(K / f) chunks.
-// S itself (few points) stays serial, computed at root.
+//   S itself (few points) stays serial, computed at root.
+// With many spatial points (rows) and k contiguous in every input (softmax's
+// max and sum, layer norm's mean and variance over the last axis):
+//   side 2: rfactor(k_i), f = 64, 32 or 16 lanes: S.rf holds f partial
+//           results per point, computed at S's innermost spatial loop, its
+//           lanes vectorized inside the k_o loop; S, parallel over its
+//           points, reduces the f lanes one by one. Without it the only
+//           vectors run across rows, whose loads gather (k is the stride-1
+//           axis). f = 64 first: four vectors are four independent
+//           accumulator chains (a 40 x 6625 softmax 0.060 ms against 0.076
+//           with 16 lanes and 0.079 with 128; bench/RESULTS.md). Rows of at
+//           least kMinReduce, where the f serial steps per point are a
+//           small part. The partial results combine with the same Halide
+//           max / + as the stage (NaN propagates: codegen/nan_semantics.h).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
-// two from 16, at most half the axis; a non-divisor is guarded), and
-// "<stage>.rf.side" in {0, 1}.
+// two from 16, at most half the axis, or the three above for rows; a
+// non-divisor is guarded), and "<stage>.rf.side" in {0, 1} ({2} for rows).
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
@@ -36,15 +48,32 @@ int rfactor_axis(const StageInfo &st) {
   return best;
 }
 
-bool wants_rfactor(const StageInfo &st) {
-  if (st.kind != StageInfo::Compute || !st.is_reduction()) return false;
-  int64_t sp = 1, red = 1;
+int64_t spatial_points(const StageInfo &st) {
+  int64_t sp = 1;
   for (auto e : st.shape) sp *= e;
-  for (const auto &r : st.reduce_axes) red *= r.extent;
-  return sp < kMaxSpatial && red >= kMinReduce && rfactor_axis(st) >= 0;
+  return sp;
 }
 
-std::vector<int64_t> factors(int64_t extent) {
+// Few points, a long reduction: sides 0 and 1.
+bool few_points(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction()) return false;
+  int64_t red = 1;
+  for (const auto &r : st.reduce_axes) red *= r.extent;
+  return spatial_points(st) < kMaxSpatial && red >= kMinReduce && rfactor_axis(st) >= 0;
+}
+
+// Many points, each reducing a contiguous row: side 2.
+bool row_lanes(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.reduce_axes.size() != 1 || spatial_points(st) < kMaxSpatial ||
+      st.reduce_axes[0].extent < kMinReduce)
+    return false;
+  return reduce_axis_contiguous(st);
+}
+
+bool wants_rfactor(const StageInfo &st) { return few_points(st) || row_lanes(st); }
+
+std::vector<int64_t> factors(const StageInfo &st, int64_t extent) {
+  if (row_lanes(st)) return {4 * kMaxVector, 2 * kMaxVector, kMaxVector};
   std::vector<int64_t> f;
   for (int64_t v = 16; v <= 1024 && 2 * v <= extent; v *= 2) f.push_back(v);
   return f;
@@ -74,9 +103,42 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   int j = rfactor_axis(st);
   if (j < 0) return;
-  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(st.reduce_axes[j].extent), {}});
-  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
+  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(st, st.reduce_axes[j].extent), {}});
+  if (row_lanes(st)) {
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {2}, {}});
+    add_par_grain_param(p.stage, s);
+  } else {
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
+  }
 }
+
+bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p) { return p.kind == PlanKind::RFactor && row_lanes(g.stage(p.stage)); }
+
+namespace {
+// Side 2 (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
+void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f) {
+  const std::string &S = st.name;
+  const int64_t E = st.reduce_axes[0].extent;
+  auto [ko, ki] = in.split(S, axis, f, tail_for(E, f, false));
+  (void)ko;
+  const std::string rf = in.sch.rfactor(S, ki);
+  in.placed[rf].compute_name = rf;
+  std::vector<std::string> sp, red;
+  for (const auto &l : in.sch.stage(rf).leaves) (l.is_reduce ? red : sp).push_back(l.name);
+  std::vector<std::string> order(sp.begin() + 1, sp.end());  // sp.front(): the factored lanes
+  order.insert(order.end(), red.begin(), red.end());
+  order.push_back(sp.front());
+  in.sch.reorder(rf, order);
+  maybe_vectorize(in.sch, rf, sp.front());
+  std::vector<std::string> points;
+  for (const auto &l : in.sch.stage(S).leaves)
+    if (!l.is_reduce) points.push_back(l.name);
+  if (points.empty()) return;
+  fuse_parallel(in, S, points, static_cast<int>(points.size()));
+  in.sch.compute_at(rf, S, points.back());
+  in.placed[S].attach_points.push_back(points.front());
+}
+}  // namespace
 
 void instantiate_rfactor(Inst &in, const StagePlan &p) {
   const StageInfo &st = in.g.stage(p.stage);
@@ -87,10 +149,14 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   if (j < 0) return;
   const std::string axis = st.reduce_axes[j].var.name();
   const int64_t E = st.reduce_axes[j].extent;
-  std::vector<int64_t> fs = factors(E);
+  std::vector<int64_t> fs = factors(st, E);
   if (fs.empty()) return;
   int64_t f = in.param(S + ".rf.factor", fs.front());
   if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
+  if (row_lanes(st)) {
+    instantiate_row_lanes(in, st, axis, f);
+    return;
+  }
   const bool inner = in.param(S + ".rf.side", 0) == 0;
   auto [ko, ki] = in.split(S, axis, f, tail_for(E, f, false));
   std::string rf = in.sch.rfactor(S, inner ? ki : ko);

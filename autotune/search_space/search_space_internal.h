@@ -99,6 +99,8 @@ ChannelVector weight_input(const StageInfo &st);
  * contiguous loads (B[k, j] of a matmul; not W[j, k] of a Gemm with transB).
  */
 bool columns_contiguous(const StageInfo &st);
+/** Whether st reduces over one axis that every read using it indexes in its last dimension (as above): rows read in vectors along the reduction. */
+bool reduce_axis_contiguous(const StageInfo &st);
 /** Product of st's reduce-axis extents (1 for no reduction): the taps of a kernel or pooling window. */
 int64_t reduce_extent(const StageInfo &st);
 /**
@@ -193,6 +195,8 @@ void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // r
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
+/** Whether p is an rfactor plan of side 2 (one vector of partial results per point; rule_rfactor.cc). */
+bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p);
 
 // ---- tile sizes -------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 // when a trained model is given.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,9 @@
 #include "te/ops/conv.h"
 #include "te/ops/matmul.h"
 #include "te/ops/pool.h"
+#include "te/ops/norm.h"
 #include "te/ops/quant.h"
+#include "te/ops/reduce.h"
 #include "te/ops/rnn.h"
 #include "te/ops/softmax.h"
 #include "te/tensor.h"
@@ -98,6 +101,17 @@ std::vector<Case> cases() {
     Tensor x = placeholder({7, 37}, float32(), "x");
     out.push_back({"softmax 7x37", {ops::softmax(x)}, false});
   }
+  // Rows of at least 256 reduced in vectors along the row (rfactor side 2): 300 and 777 leave a guarded tail of 64 lanes.
+  {
+    Tensor x = placeholder({21, 300}, float32(), "x");
+    out.push_back({"softmax 21x300", {ops::softmax(x)}, true});
+    out.push_back({"log_softmax 21x300", {ops::log_softmax(x)}, true});
+  }
+  {
+    Tensor x = placeholder({17, 777}, float32(), "x"), g = placeholder({777}, float32(), "g"), b = placeholder({777}, float32(), "b");
+    out.push_back({"layer_norm 17x777", {ops::layer_norm(x, g, b)}, true});
+    out.push_back({"reduce_max 17x777", {ops::reduce_max(x, {1})}, true});
+  }
   {
     Tensor x = placeholder({3, 5, 11}, float32(), "x");
     Tensor y = compute({3, 5, 11}, [&](const std::vector<Var> &i) { return exp(x(i[0], i[1], i[2])) * Expr(0.5f); }, "y");
@@ -144,6 +158,36 @@ TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
     ASSERT_FALSE(lanes->leaves.empty());
     EXPECT_EQ(lanes->leaves.back().annotation, "vectorize");
     EXPECT_EQ(lanes->leaves.back().extent, 8);
+  }
+}
+
+// A row reduction of many rows over a long contiguous row reads it in
+// vectors: the partial results stage (".rf") holds 64 lanes, vectorized.
+// NaN anywhere in a row, in the full vectors or the guarded tail, makes that
+// row's max and softmax NaN, as ONNX and the reference interpreter say; the
+// other rows keep their values.
+TEST(DefaultSchedule, LongRowsReducedAlongTheRowKeepNaN) {
+  Tensor x = placeholder({20, 300}, float32(), "x");
+  for (const Tensor &y : {ops::reduce_max(x, {1}), ops::softmax(x)}) {
+    Task task = make_task(y.name(), {y}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(y.name() + ": " + choice.detail);
+    const StageInfo *rf = stage_ending(choice.schedule, ".rf");
+    if (!rf) return;
+    ASSERT_FALSE(rf->leaves.empty());
+    EXPECT_EQ(rf->leaves.back().annotation, "vectorize");
+    EXPECT_EQ(rf->leaves.back().extent, 64);
+    NDArray data = NDArray::random({20, 300}, float32(), 5, -2, 2);
+    data.set(3 * 300 + 290, std::nan(""));  // in the tail (256..299)
+    data.set(7 * 300 + 10, std::nan(""));   // in the first vector
+    std::vector<NDArray> ref = interpret(task.outputs, {x}, {data});
+    std::vector<NDArray> out = Kernel::build(choice.schedule).run({data});
+    ASSERT_EQ(out.size(), 1u);
+    std::string where;
+    EXPECT_TRUE(all_close(out[0], ref[0], 1e-5, 1e-6, &where)) << where;
+    const int64_t cols = out[0].shape().back();
+    for (int64_t row : {3, 7}) EXPECT_TRUE(std::isnan(out[0].get(row * cols + cols - 1))) << "row " << row;
+    EXPECT_FALSE(std::isnan(out[0].get(4 * cols))) << "row 4";
   }
 }
 
