@@ -458,6 +458,8 @@ class Lowerer {
       Halide::VarOrRVar v = am.get(leaf.name);
       int extent = static_cast<int>(leaf.extent);
       // The realised extent of a computed-at stage may be smaller than the nominal one: guard.
+      // A vectorized reduce loop (Schedule allows the stage's only one) reduces its lanes horizontally.
+      if (leaf.annotation == "vectorize" && am.reduce.count(leaf.name)) def.atomic();
       if (leaf.annotation == "vectorize") def.vectorize(v, extent, Halide::TailStrategy::GuardWithIf);
       else if (leaf.annotation == "unroll") def.unroll(v, extent, Halide::TailStrategy::GuardWithIf);
       else if (leaf.annotation == "parallel") def.parallel(v);

@@ -1,5 +1,6 @@
 #include "codegen/nan_semantics.h"
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -52,6 +53,15 @@ class NanPropagatingMinMax : public Halide::Internal::IRMutator {
 
   Expr visit(const Halide::Internal::Max *op) override { return propagate(op); }
   Expr visit(const Halide::Internal::Min *op) override { return propagate(op); }
+  // A vectorized max / min reduce loop (a horizontal reduction of its lanes): NaN when any lane is.
+  Expr visit(const Halide::Internal::VectorReduce *op) override {
+    using Halide::Internal::VectorReduce;
+    Expr v = mutate(op->value);
+    Expr r = VectorReduce::make(op->op, v, op->type.lanes());
+    if (!op->type.is_float() || (op->op != VectorReduce::Max && op->op != VectorReduce::Min)) return r;
+    Expr any_nan = VectorReduce::make(VectorReduce::Or, is_nan_bits(v), op->type.lanes());
+    return Halide::select(any_nan, Halide::Internal::make_const(op->type, std::nan("")), r);
+  }
 };
 
 }  // namespace

@@ -36,8 +36,8 @@ Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
  * Halide::max / min, so Halide still proves max and min reductions associative
  * (reordering their reduce loops stays legal). Cost: an integer test and a
  * blend per non-constant operand; a vectorized Relu or Clip over 4M floats runs
- * in the same time (memory bound). VectorReduce nodes (vectorized reduce loops,
- * which tetune does not emit) are left as they are.
+ * in the same time (memory bound). A float max / min VectorReduce (a vectorized
+ * reduce loop) is NaN when any of its lanes is.
  */
 void add_nan_propagating_min_max(Halide::Pipeline &p);
 

@@ -238,9 +238,15 @@ void annotate(StageInfo &st, const S &s, const std::string &ann) {
     for (const auto &l : st.leaves)
       if (l.annotation == ann) fail(s, ann + " is already bound to axis '" + l.name + "'");
   }
-  if (ax.is_reduce && !std::is_same_v<S, UnrollStep>)
+  // The stage's only reduce loop, vectorized, is one horizontal reduction of
+  // its lanes per point (Halide's atomic().vectorize: a VectorReduce), which
+  // Halide allows for an associative update; any other would race on the accumulator.
+  const bool sole_reduce =
+      std::count_if(st.leaves.begin(), st.leaves.end(), [](const LeafAxis &l) { return l.is_reduce; }) == 1;
+  if (ax.is_reduce && !std::is_same_v<S, UnrollStep> && !(std::is_same_v<S, VectorizeStep> && sole_reduce))
     fail(s, "reduce axis '" + ax.name + "' cannot be " + (std::is_same_v<S, BindStep> ? "bound" : kind + "d") +
-                " (it would race on the accumulator; use rfactor)");
+                " (it would race on the accumulator; use rfactor" +
+                (std::is_same_v<S, VectorizeStep> ? ", or vectorize the stage's only reduce loop" : "") + ")");
   if (std::is_same_v<S, VectorizeStep> && ax.extent > 64)
     fail(s, "vector width " + std::to_string(ax.extent) + " of axis '" + ax.name + "' exceeds 64");
   if (std::is_same_v<S, UnrollStep>) {

@@ -393,8 +393,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
     // elementwise default; and Halide 14 mis-lowers a reduction's update
     // whose rows are one more than the vector (3 rows by 2 lanes) when it
     // reads another stage (bench/RESULTS.md, 2026-11-27).
-    // Where every reduction reads its rows in vectors (rfactor side 2: softmax,
-    // layer norm over the last axis), those too.
+    // Where every reduction reads its rows in vectors (rfactor's row form:
+    // softmax, layer norm over the last axis), those too.
     if (std::all_of(s.plans.begin(), s.plans.end(), [&](const ss::StagePlan &p) {
           return p.kind != ss::PlanKind::Tiled &&
                  (!impl_->graph.stage(p.stage).is_reduction() || ss::is_row_lanes_rfactor(impl_->graph, p));

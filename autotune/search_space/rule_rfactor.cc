@@ -11,22 +11,22 @@
 //           parallel iteration; S sums the ceil(K / f) chunks.
 //   S itself (few points) stays serial, computed at root.
 // With many spatial points (rows) and k contiguous in every input (softmax's
-// max and sum, layer norm's mean and variance over the last axis):
-//   side 2: rfactor(k_i), f = 64, 32 or 16 lanes: S.rf holds f partial
-//           results per point, computed at S's innermost spatial loop, its
-//           lanes vectorized inside the k_o loop; S, parallel over its
-//           points, reduces the f lanes one by one. Without it the only
-//           vectors run across rows, whose loads gather (k is the stride-1
-//           axis). f = 64 first: four vectors are four independent
-//           accumulator chains (a 40 x 6625 softmax 0.060 ms against 0.076
-//           with 16 lanes and 0.079 with 128; bench/RESULTS.md). Rows of at
-//           least kMinReduce, where the f serial steps per point are a
-//           small part. The partial results combine with the same Halide
-//           max / + as the stage (NaN propagates: codegen/nan_semantics.h).
+// max and sum, layer norm's mean and variance over the last axis), the row
+// form (no side choice):
+//           rfactor(k_i), f = 64, 32 or 16 lanes (row_factors): S.rf holds f
+//           partial results per point, computed at S's innermost spatial
+//           loop, its lanes vectorized inside the k_o loop; S, parallel over
+//           its points, reduces the f lanes in one horizontal (vectorized)
+//           reduction. Without it the only vectors run across rows, whose
+//           loads gather (k is the stride-1 axis). f = 64 first: four vectors
+//           are four independent accumulator chains (a 40 x 6625 softmax
+//           0.060 ms against 0.076 with 16 lanes and 0.079 with 128;
+//           bench/RESULTS.md). The partial results combine with the stage's
+//           own max / +, so NaN propagates (codegen/nan_semantics.h).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
-// two from 16, at most half the axis, or the three above for rows; a
-// non-divisor is guarded), and "<stage>.rf.side" in {0, 1} ({2} for rows).
+// two from 16, at most half the axis, or row_factors; a non-divisor is
+// guarded), and "<stage>.rf.side" in {0, 1} (not for rows).
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
@@ -62,10 +62,21 @@ bool few_points(const StageInfo &st) {
   return spatial_points(st) < kMaxSpatial && red >= kMinReduce && rfactor_axis(st) >= 0;
 }
 
-// Many points, each reducing a contiguous row: side 2.
+// The row form's lane counts for rows of e: 64, 32, 16 where they divide e;
+// with a guarded tail (a partial vector per row) only on rows of at least
+// kMinReduce, which amortize it (ViT's 197-column softmax ran 0.149 ->
+// 0.164-0.204 ms so, BERT's 128 columns 0.066 -> 0.045-0.050 ms).
+std::vector<int64_t> row_factors(int64_t e) {
+  std::vector<int64_t> f;
+  for (int64_t v : {4 * kMaxVector, 2 * kMaxVector, kMaxVector})
+    if (2 * v <= std::max<int64_t>(e, 2 * kMaxVector) && (e % v == 0 || e >= kMinReduce)) f.push_back(v);
+  return f;
+}
+
+// Many points, each reducing a contiguous row that row_factors covers: the row form.
 bool row_lanes(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || st.reduce_axes.size() != 1 || spatial_points(st) < kMaxSpatial ||
-      st.reduce_axes[0].extent < kMinReduce)
+      st.reduce_axes[0].extent < 2 * kMaxVector || row_factors(st.reduce_axes[0].extent).empty())
     return false;
   return reduce_axis_contiguous(st);
 }
@@ -73,7 +84,7 @@ bool row_lanes(const StageInfo &st) {
 bool wants_rfactor(const StageInfo &st) { return few_points(st) || row_lanes(st); }
 
 std::vector<int64_t> factors(const StageInfo &st, int64_t extent) {
-  if (row_lanes(st)) return {4 * kMaxVector, 2 * kMaxVector, kMaxVector};
+  if (row_lanes(st)) return row_factors(extent);
   std::vector<int64_t> f;
   for (int64_t v = 16; v <= 1024 && 2 * v <= extent; v *= 2) f.push_back(v);
   return f;
@@ -104,23 +115,17 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   int j = rfactor_axis(st);
   if (j < 0) return;
   s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(st, st.reduce_axes[j].extent), {}});
-  if (row_lanes(st)) {
-    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {2}, {}});
-    add_par_grain_param(p.stage, s);
-  } else {
-    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
-  }
+  if (row_lanes(st)) add_par_grain_param(p.stage, s);
+  else s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
 }
 
 bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p) { return p.kind == PlanKind::RFactor && row_lanes(g.stage(p.stage)); }
 
 namespace {
-// Side 2 (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
+// The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
 void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f) {
   const std::string &S = st.name;
-  const int64_t E = st.reduce_axes[0].extent;
-  auto [ko, ki] = in.split(S, axis, f, tail_for(E, f, false));
-  (void)ko;
+  const std::string ki = in.split(S, axis, f, tail_for(st.reduce_axes[0].extent, f, false)).second;
   const std::string rf = in.sch.rfactor(S, ki);
   in.placed[rf].compute_name = rf;
   std::vector<std::string> sp, red;
@@ -130,9 +135,9 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
   order.push_back(sp.front());
   in.sch.reorder(rf, order);
   maybe_vectorize(in.sch, rf, sp.front());
-  std::vector<std::string> points;
-  for (const auto &l : in.sch.stage(S).leaves)
-    if (!l.is_reduce) points.push_back(l.name);
+  std::vector<std::string> points, lanes;
+  for (const auto &l : in.sch.stage(S).leaves) (l.is_reduce ? lanes : points).push_back(l.name);
+  if (lanes.size() == 1) in.sch.vectorize(S, lanes.front());  // one horizontal reduction per point
   if (points.empty()) return;
   fuse_parallel(in, S, points, static_cast<int>(points.size()));
   in.sch.compute_at(rf, S, points.back());

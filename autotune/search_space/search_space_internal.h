@@ -195,7 +195,7 @@ void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // r
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
-/** Whether p is an rfactor plan of side 2 (one vector of partial results per point; rule_rfactor.cc). */
+/** Whether p is an rfactor plan of the row form (partial results in vectors along each point's row; rule_rfactor.cc). */
 bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p);
 
 // ---- tile sizes -------------------------------------------------------------------

@@ -67,7 +67,7 @@ TEST(Codegen, IllegalStepsRaise) {
   EXPECT_THROW(s.split("C", "nope", 4), ScheduleError);
   s.split("C", "i", 4);
   EXPECT_THROW(s.split("C", "i", 2), ScheduleError);
-  EXPECT_THROW(s.vectorize("C", "k"), ScheduleError);
+  EXPECT_THROW(s.parallel("C", "k"), ScheduleError);  // a reduce loop (vectorizing the only one is legal)
   EXPECT_THROW(s.compute_inline("C"), ScheduleError);
 }
 

@@ -135,6 +135,47 @@ TEST(RFactor, RowwiseReductionsVectoriseInnerPart) {
   }
 }
 
+// The row form of the search space: 64 lanes of partial results per row,
+// computed at the row, and the final reduction over those lanes vectorized
+// (one horizontal reduction, Halide's atomic().vectorize). Equal to the
+// reference for every reduce op; a NaN in a row makes its max and min NaN
+// (IEEE 754-2019 maximum / minimum, as ONNX), whichever lane holds it.
+// Vectorizing a reduce loop is refused where the stage has another one.
+TEST(RFactor, RowLanesReducedHorizontally) {
+  auto row_lanes = [](const RefCase &c) {
+    Schedule s({c.output});
+    s.split("S", "k", 64);  // 1001 = 15 * 64 + 41: the last chunk is partial
+    std::string rf = s.rfactor("S", "k_i");
+    s.reorder(rf, {"r", "k_o", "k_i"});
+    s.vectorize(rf, "k_i");
+    s.compute_at(rf, "S", "r");
+    s.parallel("S", "r");
+    s.vectorize("S", "k_i");
+    return s;
+  };
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Sum, ReduceOp::Min, ReduceOp::Prod}) {
+    RefCase c = op == ReduceOp::Prod ? row_reduce_case(op, 6, 1001, 0.999, 1.001) : row_reduce_case(op, 6, 1001);
+    SCOPED_TRACE(c.name);
+    expect_correct(row_lanes(c), c);
+  }
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+    RefCase c = row_reduce_case(op, 6, 1001);
+    SCOPED_TRACE(c.name);
+    float *x = c.data[0].data<float>();
+    x[1 * 1001 + 3] = NAN;     // row 1, lane 3 of the first chunk
+    x[4 * 1001 + 1000] = NAN;  // row 4, in the partial last chunk
+    c.expected.data<float>()[1] = NAN;
+    c.expected.data<float>()[4] = NAN;
+    expect_correct(row_lanes(c), c);
+  }
+  // Two reduce loops: vectorizing one would race on the accumulator.
+  RefCase c = row_reduce_case(ReduceOp::Sum, 6, 1001);
+  Schedule s({c.output});
+  s.split("S", "k", 64);
+  std::string e = error_of([&] { s.vectorize("S", "k_i"); });
+  EXPECT_NE(e.find("only reduce loop"), std::string::npos) << e;
+}
+
 TEST(RFactor, Gemm) {
   RefCase c = testing::gemm_case(23, 34, 19);
   {

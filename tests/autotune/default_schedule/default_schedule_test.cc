@@ -101,7 +101,7 @@ std::vector<Case> cases() {
     Tensor x = placeholder({7, 37}, float32(), "x");
     out.push_back({"softmax 7x37", {ops::softmax(x)}, false});
   }
-  // Rows of at least 256 reduced in vectors along the row (rfactor side 2): 300 and 777 leave a guarded tail of 64 lanes.
+  // Rows of at least 256 reduced in vectors along the row (rfactor's row form): 300 and 777 leave a guarded tail of 64 lanes.
   {
     Tensor x = placeholder({21, 300}, float32(), "x");
     out.push_back({"softmax 21x300", {ops::softmax(x)}, true});
