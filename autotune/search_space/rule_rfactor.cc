@@ -62,21 +62,21 @@ bool few_points(const StageInfo &st) {
   return spatial_points(st) < kMaxSpatial && red >= kMinReduce && rfactor_axis(st) >= 0;
 }
 
-// The row form's lane counts for rows of e: 64, 32, 16 where they divide e;
-// with a guarded tail (a partial vector per row) only on rows of at least
-// kMinReduce, which amortize it (ViT's 197-column softmax ran 0.149 ->
-// 0.164-0.204 ms so, BERT's 128 columns 0.066 -> 0.045-0.050 ms).
+// The row form's lane counts for rows of e: 64, 32, 16 (at most half the
+// row) where they divide e; with a guarded tail, a partial vector per row,
+// only on rows of at least kMinReduce, which amortize it (ViT's 197-column
+// softmax ran slower so, BERT's 128 columns faster; bench/RESULTS.md).
 std::vector<int64_t> row_factors(int64_t e) {
   std::vector<int64_t> f;
   for (int64_t v : {4 * kMaxVector, 2 * kMaxVector, kMaxVector})
-    if (2 * v <= std::max<int64_t>(e, 2 * kMaxVector) && (e % v == 0 || e >= kMinReduce)) f.push_back(v);
+    if (2 * v <= e && (e % v == 0 || e >= kMinReduce)) f.push_back(v);
   return f;
 }
 
 // Many points, each reducing a contiguous row that row_factors covers: the row form.
 bool row_lanes(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || st.reduce_axes.size() != 1 || spatial_points(st) < kMaxSpatial ||
-      st.reduce_axes[0].extent < 2 * kMaxVector || row_factors(st.reduce_axes[0].extent).empty())
+      row_factors(st.reduce_axes[0].extent).empty())
     return false;
   return reduce_axis_contiguous(st);
 }
