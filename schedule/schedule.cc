@@ -241,9 +241,10 @@ void annotate(StageInfo &st, const S &s, const std::string &ann) {
   // The stage's only reduce loop, vectorized, is one horizontal reduction of
   // its lanes per point (Halide's atomic().vectorize: a VectorReduce), which
   // Halide allows for an associative update; any other would race on the accumulator.
-  const bool sole_reduce =
-      std::count_if(st.leaves.begin(), st.leaves.end(), [](const LeafAxis &l) { return l.is_reduce; }) == 1;
-  if (ax.is_reduce && !std::is_same_v<S, UnrollStep> && !(std::is_same_v<S, VectorizeStep> && sole_reduce))
+  auto sole_reduce = [&] {
+    return std::count_if(st.leaves.begin(), st.leaves.end(), [](const LeafAxis &l) { return l.is_reduce; }) == 1;
+  };
+  if (ax.is_reduce && !std::is_same_v<S, UnrollStep> && !(std::is_same_v<S, VectorizeStep> && sole_reduce()))
     fail(s, "reduce axis '" + ax.name + "' cannot be " + (std::is_same_v<S, BindStep> ? "bound" : kind + "d") +
                 " (it would race on the accumulator; use rfactor" +
                 (std::is_same_v<S, VectorizeStep> ? ", or vectorize the stage's only reduce loop" : "") + ")");

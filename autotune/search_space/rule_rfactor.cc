@@ -83,8 +83,9 @@ bool row_lanes(const StageInfo &st) {
 
 bool wants_rfactor(const StageInfo &st) { return few_points(st) || row_lanes(st); }
 
-std::vector<int64_t> factors(const StageInfo &st, int64_t extent) {
-  if (row_lanes(st)) return row_factors(extent);
+// The split factors of a reduce axis of `extent`: row_factors in the row form.
+std::vector<int64_t> factors(bool rows, int64_t extent) {
+  if (rows) return row_factors(extent);
   std::vector<int64_t> f;
   for (int64_t v = 16; v <= 1024 && 2 * v <= extent; v *= 2) f.push_back(v);
   return f;
@@ -114,8 +115,9 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   int j = rfactor_axis(st);
   if (j < 0) return;
-  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(st, st.reduce_axes[j].extent), {}});
-  if (row_lanes(st)) add_par_grain_param(p.stage, s);
+  const bool rows = row_lanes(st);
+  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(rows, st.reduce_axes[j].extent), {}});
+  if (rows) add_par_grain_param(p.stage, s);
   else s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
 }
 
@@ -154,11 +156,12 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   if (j < 0) return;
   const std::string axis = st.reduce_axes[j].var.name();
   const int64_t E = st.reduce_axes[j].extent;
-  std::vector<int64_t> fs = factors(st, E);
+  const bool rows = row_lanes(st);
+  std::vector<int64_t> fs = factors(rows, E);
   if (fs.empty()) return;
   int64_t f = in.param(S + ".rf.factor", fs.front());
   if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
-  if (row_lanes(st)) {
+  if (rows) {
     instantiate_row_lanes(in, st, axis, f);
     return;
   }
