@@ -2,10 +2,15 @@
 // are tetune's own (no ONNX domain has them), so an imported model never
 // holds them: the pass builds them with shapes already known.
 //
-//   tetune.ToBlocked  [N, C, H, W] -> [N, C/b, H, W, b]  (attribute block = b; C % b == 0)
-//   tetune.ToPlain    [N, C/b, H, W, b] -> [N, C, H, W]
+// A block needs not divide the channels: C/b below rounds up, and the channels
+// that pad the last block are 0 (weights and ToBlocked) or finite (elementwise
+// ops of them). Attribute `channels` = C on ToPlain and the convs says where
+// the real channels end (default: all the block holds).
+//
+//   tetune.ToBlocked  [N, C, H, W] -> [N, C/b, H, W, b]  (attribute block = b)
+//   tetune.ToPlain    [N, C/b, H, W, b] -> [N, C, H, W]  (attribute channels = C)
 //   tetune.ConvNCHWc  x [N, C/ib, H, W, ib], w [K/ob, C/ib, R, S, ib, ob] (OIHW[ib]i[ob]o), optional bias [K];
-//                     attributes strides (2), pads (4: top, left, bottom, right) -> [N, K/ob, OH, OW, ob]
+//                     attributes strides (2), pads (4: top, left, bottom, right), channels (K) -> [N, K/ob, OH, OW, ob]
 //   tetune.DepthwiseConvNCHWc  x [N, C/b, H, W, b], w [C/b, R, S, b], optional bias [C]; attributes
 //                     strides (2), pads (4), dilations (2) -> [N, C/b, OH, OW, b]
 //   tetune.ToBlockedWeight  [K, C, R, S] -> [K/ob, C/ib, R, S, ib, ob] (attributes in_block, out_block), for a
@@ -30,23 +35,38 @@ namespace lowering {
 namespace {
 
 // y plus bias[K] (the node's input `input`, when given) along the channel of each (block, lane) of the blocked y.
+// The node's attribute `channels` (K; default all of y's) leaves y's last block padded past K: there y is 0,
+// so a padding channel stays finite (0 * inf in a conv reading a channel that is inf would be NaN there, and
+// reach the real channels of the next conv through its zero weights).
 Tensor add_blocked_bias(LowerContext &c, const Tensor &y, int input = 2) {
-  if (!c.has(input)) return y;
-  Tensor bias = c.in_rank(input, 1, "bias");
-  const int64_t b = y.shape()[4];
-  if (bias.shape()[0] != y.shape()[1] * b)
-    c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(y.shape()[1] * b) + " output channels");
+  const int64_t b = y.shape()[4], held = y.shape()[1] * b, K = c.node().attr_i("channels", held);
+  if (K < 1 || K > held || K <= held - b)
+    c.attr_fail("channels = " + std::to_string(K) + " do not end in the last block of " + shape_str(y.shape()));
+  if (!c.has(input) && K == held) return y;
+  Tensor bias;
+  if (c.has(input)) {
+    bias = c.in_rank(input, 1, "bias");
+    if (bias.shape()[0] != K)
+      c.shape_fail("bias " + shape_str(bias.shape()) + " does not have the " + std::to_string(K) + " output channels");
+  }
+  const int bi = static_cast<int>(b), k_end = static_cast<int>(K);
   Tensor r = compute(
       y.shape(),
-      [&](const std::vector<Var> &i) { return y(i[0], i[1], i[2], i[3], i[4]) + bias(Expr(i[1]) * static_cast<int>(b) + i[4]); },
+      [&](const std::vector<Var> &i) {
+        Expr k = Expr(i[1]) * bi + i[4];
+        Expr v = y(i[0], i[1], i[2], i[3], i[4]);
+        if (K == held) return v + bias(k);
+        if (bias.defined()) v = v + bias(min(k, Expr(k_end - 1)));
+        return select(k < k_end, v, make_float(0, y.dtype()));
+      },
       c.name(), "", {"n", "k", "h", "w", "kb"});
   return ops::annotate(r, "broadcast", {{"op", "Conv"}});
 }
 
-// A block that does not divide the channels: ops::to_blocked's AttributeError, which lower_node prefixes with the node.
+// A block below 1: ops::to_blocked's AttributeError, which lower_node prefixes with the node.
 LOWER(l_to_blocked) { return {ops::to_blocked(c.in_rank(0, 4, "input"), c.node().attr_i("block", 0), c.name())}; }
 
-LOWER(l_to_plain) { return {ops::to_plain(c.in_rank(0, 5, "input"), c.name())}; }
+LOWER(l_to_plain) { return {ops::to_plain(c.in_rank(0, 5, "input"), c.node().attr_i("channels", 0), c.name())}; }
 
 LOWER(l_conv_nchwc) {
   Tensor x = c.in_rank(0, 5, "input");
@@ -71,13 +91,16 @@ LOWER(l_depthwise_conv_nchwc) {
 LOWER(l_to_blocked_weight) {
   Tensor w = c.in_rank(0, 4, "weight");
   const int64_t ib = c.node().attr_i("in_block", 0), ob = c.node().attr_i("out_block", 0), K = w.shape()[0], C = w.shape()[1];
-  if (ib < 1 || ob < 1 || K % ob || C % ib)
-    c.attr_fail("blocks " + std::to_string(ib) + "i" + std::to_string(ob) + "o do not divide the weight's channels " +
-                shape_str(w.shape()));
+  if (ib < 1 || ob < 1) c.attr_fail("blocks " + std::to_string(ib) + "i" + std::to_string(ob) + "o are not positive");
+  const int k_end = static_cast<int>(K), c_end = static_cast<int>(C);
   Tensor y = compute(
-      {K / ob, C / ib, w.shape()[2], w.shape()[3], ib, ob},
+      {(K + ob - 1) / ob, (C + ib - 1) / ib, w.shape()[2], w.shape()[3], ib, ob},
       [&](const std::vector<Var> &i) {
-        return w(Expr(i[0]) * static_cast<int>(ob) + i[5], Expr(i[1]) * static_cast<int>(ib) + i[4], i[2], i[3]);
+        Expr k = Expr(i[0]) * static_cast<int>(ob) + i[5], ch = Expr(i[1]) * static_cast<int>(ib) + i[4];
+        if (K % ob == 0 && C % ib == 0) return w(k, ch, i[2], i[3]);
+        // Channels that pad a block get weight 0.
+        return select(k < k_end && ch < c_end, w(min(k, Expr(k_end - 1)), min(ch, Expr(c_end - 1)), i[2], i[3]),
+                      make_float(0, w.dtype()));
       },
       c.name(), "", {"ko", "co", "r", "s", "ci", "kb"});
   const std::string layout = "OIHW" + std::to_string(ib) + "i" + std::to_string(ob) + "o";

@@ -30,15 +30,57 @@ bool conv_with_weight(const Node &n) {
   return !n.dead && n.op == "Conv" && n.inputs.size() >= 2 && !n.outputs.empty() && n.inputs[0] >= 0 && n.inputs[1] >= 0;
 }
 
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// C channels padded up to whole vectors of b lanes waste at most a third of
+// the lanes (24 -> 32, 40 -> 48, 72 -> 80, 120 -> 128 ...; 8 -> 16 not).
+// onnxruntime's NCHWc transformer pads channels to its block likewise.
+bool padded_block_fits(const Shape &s, int64_t b) {
+  return s.size() == 4 && s[1] % b != 0 && 3 * (ceil_div(s[1], b) * b - s[1]) <= s[1];
+}
+
+// The [N, C, H, W] shapes that padded_block_fits and that only convs,
+// elementwise ops and pools read (they run blocked), so no value of them
+// needs a ToPlain that crops the padding, apart from [N, C, 1, 1] ones (a
+// few floats). PP-OCR det's 24-channel maps read by Resize and Concat ran
+// 16% slower padded (bench/RESULTS.md, ninth session).
+std::set<Shape> padded_shapes(const Graph &g, int64_t b) {
+  std::set<Shape> fits, read_plain;
+  for (const Value &v : g.values)
+    if (v.shape_known && v.dtype == float32() && padded_block_fits(v.shape, b)) fits.insert(v.shape);
+  for (const Node &n : g.nodes) {
+    if (n.dead) continue;
+    const bool blocked_reader = n.op == "Conv" || movable_elementwise().count(n.op) || n.op == "MaxPool" ||
+                                n.op == "AveragePool" || n.op == "GlobalAveragePool";
+    for (int v : n.inputs)
+      if (v >= 0 && !blocked_reader && fits.count(g.values[v].shape)) read_plain.insert(g.values[v].shape);
+  }
+  for (int v : g.outputs)
+    if (v >= 0) read_plain.insert(g.values[v].shape);
+  std::set<Shape> picked;
+  for (const Shape &s : fits)
+    if (!read_plain.count(s) || s[2] * s[3] == 1) picked.insert(s);
+  // A conv whose output stays NCHW reads its input NCHW too: until nothing changes.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (const Node &n : g.nodes) {
+      if (!conv_with_weight(n)) continue;
+      const Shape &x = g.values[n.inputs[0]].shape, &y = g.values[n.outputs[0]].shape;
+      if (picked.count(x) && y.size() == 4 && y[1] % b != 0 && !picked.count(y)) dropped |= picked.erase(x) > 0;
+    }
+  }
+  return picked;
+}
+
 // Half a vector of channels (8 with AVX-512) divides C, and a full one does not.
 bool half_block_fits(const Shape &s, int64_t b) { return b / 2 >= kMinBlock && s[1] % b != 0 && s[1] % (b / 2) == 0; }
 
 // The block of a [N, C, H, W] shape: the vector's lanes b where they divide
-// C; else half of them (8 with AVX-512: MobileNetV3's 40, 72, 120 channels)
-// on planes narrower than two vectors, where an NCHW conv's vectors along W
-// waste lanes too, and on wider planes of the shapes in `half_blocked`; else 0 (NCHW).
-int64_t block_for(const Shape &s, int64_t b, const std::set<Shape> &half_blocked) {
-  if (s[1] % b == 0) return b;
+// C or the shape is in `padded` (above); else half of them on planes
+// narrower than two vectors, where an NCHW conv's vectors along W waste
+// lanes too, and on wider planes of the shapes in `half_blocked`; else 0 (NCHW).
+int64_t block_for(const Shape &s, int64_t b, const std::set<Shape> &half_blocked, const std::set<Shape> &padded) {
+  if (s[1] % b == 0 || padded.count(s)) return b;
   if (half_block_fits(s, b) && (s[3] < 2 * b || half_blocked.count(s))) return b / 2;
   return 0;
 }
@@ -55,7 +97,7 @@ int64_t block_for(const Shape &s, int64_t b, const std::set<Shape> &half_blocked
 // other side stays NCHW is not picked: the half block would put a ToPlain or
 // ToBlocked pass beside it (MobileNetV3's 24 channels at 56x56 between its
 // NCHW 72-channel values ran 2.4% slower so; bench/RESULTS.md, seventh session).
-std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
+std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b, const std::set<Shape> &padded) {
   std::map<Shape, double> written, read;  // multiply-adds of the convs writing / reading each shape
   std::map<Shape, std::set<Shape>> beside;  // the shapes on the other side of those convs
   for (const Node &n : g.nodes) {
@@ -67,8 +109,8 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
     double macs = 1;
     for (int64_t d : y.shape) macs *= static_cast<double>(d);
     macs *= static_cast<double>(w.shape[1] * w.shape[2] * w.shape[3]);
-    if (half_block_fits(y.shape, b)) written[y.shape] += macs, beside[y.shape].insert(x.shape);
-    if (half_block_fits(x.shape, b)) read[x.shape] += macs, beside[x.shape].insert(y.shape);
+    if (half_block_fits(y.shape, b) && !padded.count(y.shape)) written[y.shape] += macs, beside[y.shape].insert(x.shape);
+    if (half_block_fits(x.shape, b) && !padded.count(x.shape)) read[x.shape] += macs, beside[x.shape].insert(y.shape);
   }
   std::set<Shape> picked;
   for (const auto &[shape, macs] : read)
@@ -79,7 +121,7 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
     for (auto it = picked.begin(); it != picked.end();) {
       const std::set<Shape> &others = beside[*it];
       const bool beside_nchw =
-          std::any_of(others.begin(), others.end(), [&](const Shape &o) { return block_for(o, b, picked) == 0; });
+          std::any_of(others.begin(), others.end(), [&](const Shape &o) { return block_for(o, b, picked, padded) == 0; });
       it = beside_nchw ? picked.erase(it) : std::next(it);
       dropped |= beside_nchw;
     }
@@ -89,7 +131,8 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b) {
 
 class Rewriter {
  public:
-  Rewriter(Graph &g, int64_t block) : g_(g), b_(block), half_blocked_(half_blocked_shapes(g, block)) {}
+  Rewriter(Graph &g, int64_t block)
+      : g_(g), b_(block), padded_(padded_shapes(g, block)), half_blocked_(half_blocked_shapes(g, block, padded_)) {}
 
   bool convert_conv(int id);
   bool move_elementwise(int id);
@@ -133,16 +176,22 @@ class Rewriter {
     Node n;
     n.op = kToPlain;
     n.name = old.name + ".to_plain";
+    if (padded(old.shape)) n.attrs["channels"] = Attr::of_int(old.shape[1]);
     n.inputs = {vb};
     n.outputs = {plain};
     g_.add_node(n);
     g_.replace_uses(old_value, plain);
   }
   // A function of the shape alone, so every value of one shape, and every use of one value, agrees.
-  int64_t block_of(const Shape &s) const { return block_for(s, b_, half_blocked_); }
+  int64_t block_of(const Shape &s) const { return block_for(s, b_, half_blocked_, padded_); }
   Shape blocked_shape(const Shape &s) const {
     const int64_t b = block_of(s);
-    return {s[0], s[1] / b, s[2], s[3], b};
+    return {s[0], ceil_div(s[1], b), s[2], s[3], b};
+  }
+  // Whether the last block of s's channels holds padding channels.
+  bool padded(const Shape &s) const {
+    const int64_t b = block_of(s);
+    return b > 0 && s[1] % b != 0;
   }
   bool blockable(const Value &v) const {
     return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && block_of(v.shape) > 0;
@@ -150,8 +199,9 @@ class Rewriter {
   // A conv weight W * s (a channel scale folded into a constant W) computed
   // blocked as W's re-laid-out constant times a view of s; -1 for other weights.
   int scaled_blocked_weight(int w, int64_t ib, int64_t ob);
-  // A per-channel operand of a [N, C, H, W] result re-laid out as [lead, C/b, 1, 1, b], or -1.
-  int blocked_channel_operand(int v, const Shape &out);
+  // A per-channel operand of a [N, C, H, W] result re-laid out as [lead, C/b, 1, 1, b], or -1;
+  // a constant pads its last block with `pad`.
+  int blocked_channel_operand(int v, const Shape &out, float pad);
   // A new node like `id` over `inputs`, producing one blocked value shaped `shape`; returns that value.
   int clone_blocked(int id, const std::vector<int> &inputs, const Shape &shape) {
     const Value old = g_.values[g_.nodes[id].outputs[0]];
@@ -166,11 +216,12 @@ class Rewriter {
 
   Graph &g_;
   const int64_t b_;
+  const std::set<Shape> padded_;  // before half_blocked_, which reads it
   const std::set<Shape> half_blocked_;
   std::map<int, int> to_blocked_;
 };
 
-int Rewriter::blocked_channel_operand(int v, const Shape &out) {
+int Rewriter::blocked_channel_operand(int v, const Shape &out, float pad) {
   const Value val = g_.values[v];
   if (!val.shape_known || val.dtype != float32()) return -1;
   const int64_t C = out[1];
@@ -181,38 +232,43 @@ int Rewriter::blocked_channel_operand(int v, const Shape &out) {
   if (!lead) return -1;
   const int64_t b = block_of(out);
   if (!val.is_const()) return s.size() == 4 && block_of(s) == b ? blocked(v) : -1;
-  NDArray r(Shape{lead, C / b, 1, 1, b}, float32());
+  const int64_t blocks = ceil_div(C, b);
+  NDArray r(Shape{lead, blocks, 1, 1, b}, float32());
   const float *src = val.data->data<float>();
   float *dst = r.data<float>();
-  for (int64_t i = 0; i < lead * C; i++) dst[i] = src[i];  // [lead, C] in order is [lead, C/b, b]
+  for (int64_t l = 0; l < lead; l++)  // [lead, C] in order is [lead, C/b, b] (and the padding)
+    for (int64_t c = 0; c < blocks * b; c++) dst[l * blocks * b + c] = c < C ? src[l * C + c] : pad;
   return g_.add_const(val.name + ".nchw" + std::to_string(b) + "c", r);
 }
 
-// Weight [K, C, R, S] -> [K/ob, C/ib, R, S, ib (input channel), ob (output channel)].
+// Weight [K, C, R, S] -> [K/ob, C/ib, R, S, ib (input channel), ob (output channel)], 0 for padding channels.
 NDArray blocked_conv_weight(const NDArray &w, int64_t ib, int64_t ob) {
   const int64_t K = w.shape()[0], C = w.shape()[1], R = w.shape()[2], S = w.shape()[3];
-  NDArray wb(Shape{K / ob, C / ib, R, S, ib, ob}, float32());
+  NDArray wb(Shape{ceil_div(K, ob), ceil_div(C, ib), R, S, ib, ob}, float32());
   const float *src = w.data<float>();
   float *dst = wb.data<float>();
-  for (int64_t ko = 0; ko < K / ob; ko++)
-    for (int64_t co = 0; co < C / ib; co++)
+  for (int64_t ko = 0; ko < ceil_div(K, ob); ko++)
+    for (int64_t co = 0; co < ceil_div(C, ib); co++)
       for (int64_t r = 0; r < R; r++)
         for (int64_t s = 0; s < S; s++)
           for (int64_t ci = 0; ci < ib; ci++)
-            for (int64_t kb = 0; kb < ob; kb++) *dst++ = src[(((ko * ob + kb) * C + co * ib + ci) * R + r) * S + s];
+            for (int64_t kb = 0; kb < ob; kb++) {
+              const int64_t k = ko * ob + kb, c = co * ib + ci;
+              *dst++ = k < K && c < C ? src[((k * C + c) * R + r) * S + s] : 0.f;
+            }
   return wb;
 }
 
-// Depthwise weight [C, 1, R, S] -> [C/b, R, S, b].
+// Depthwise weight [C, 1, R, S] -> [C/b, R, S, b], 0 for padding channels.
 NDArray blocked_depthwise_weight(const NDArray &w, int64_t b) {
   const int64_t C = w.shape()[0], R = w.shape()[2], S = w.shape()[3];
-  NDArray wb(Shape{C / b, R, S, b}, float32());
+  NDArray wb(Shape{ceil_div(C, b), R, S, b}, float32());
   const float *src = w.data<float>();
   float *dst = wb.data<float>();
-  for (int64_t co = 0; co < C / b; co++)
+  for (int64_t co = 0; co < ceil_div(C, b); co++)
     for (int64_t r = 0; r < R; r++)
       for (int64_t s = 0; s < S; s++)
-        for (int64_t ci = 0; ci < b; ci++) *dst++ = src[((co * b + ci) * R + r) * S + s];
+        for (int64_t ci = 0; ci < b; ci++) *dst++ = co * b + ci < C ? src[((co * b + ci) * R + r) * S + s] : 0.f;
   return wb;
 }
 
@@ -245,7 +301,11 @@ int Rewriter::scaled_blocked_weight(int w, int64_t ib, int64_t ob) {
     // W [K, C, R, S] * s [C] is W's blocked constant times s viewed as [1, C/ib, 1, 1, ib, 1].
     const int wb = g_.add_const(cw.name + ".blocked" + std::to_string(ib) + "i" + std::to_string(ob) + "o",
                                 blocked_conv_weight(*cw.data, ib, ob));
-    const int sb = reshaped(sc, Shape{1, ws[1] / ib, 1, 1, ib, 1});
+    // Padded, s is the blocked value of s's own ToBlocked (its padding finite, times weights 0).
+    int sb = -1;
+    if (ws[1] % ib == 0) sb = reshaped(sc, Shape{1, ws[1] / ib, 1, 1, ib, 1});
+    else if (sv.shape.size() == 4 && block_of(sv.shape) == ib) sb = reshaped(blocked(sc), Shape{1, ceil_div(ws[1], ib), 1, 1, ib, 1});
+    else continue;
     const int out = g_.add_value(g_.values[w].name + ".blocked", g_.values[wb].shape, float32(), true);
     Node m;
     m.op = "Mul";
@@ -279,8 +339,8 @@ bool Rewriter::convert_conv(int id) {
   } else if ((wv = scaled_blocked_weight(n.inputs[1], ib, ob)) >= 0) {
   } else {
     // A weight computed in the graph otherwise is re-laid out where it is computed.
-    wv = g_.add_value(w.name + ".blocked" + layout, Shape{w.shape[0] / ob, C / ib, w.shape[2], w.shape[3], ib, ob}, w.dtype,
-                      true);
+    wv = g_.add_value(w.name + ".blocked" + layout,
+                      Shape{ceil_div(w.shape[0], ob), ceil_div(C, ib), w.shape[2], w.shape[3], ib, ob}, w.dtype, true);
     Node t;
     t.op = "tetune.ToBlockedWeight";
     t.name = w.name + ".to_blocked";
@@ -298,6 +358,7 @@ bool Rewriter::convert_conv(int id) {
   conv.attrs["strides"] = Attr::of_ints(strides);
   conv.attrs["pads"] = Attr::of_ints(pads);
   if (depthwise) conv.attrs["dilations"] = Attr::of_ints(dilations);
+  if (padded(y.shape)) conv.attrs["channels"] = Attr::of_int(y.shape[1]);
   conv.inputs = {xb, wv};
   if (n.inputs.size() > 2 && n.inputs[2] >= 0) conv.inputs.push_back(n.inputs[2]);
   conv.outputs = {yb};
@@ -313,10 +374,21 @@ bool Rewriter::move_elementwise(int id) {
   const Value out = g_.values[n.outputs[0]];
   if (!blockable(out)) return false;
   int chained = 0;
-  for (int v : n.inputs) chained += v >= 0 && g_.values[v].shape == out.shape && blocked_source(v) >= 0;
-  if (!chained) return false;
-  std::vector<int> inputs;
   for (int v : n.inputs) {
+    if (v < 0 || g_.values[v].shape != out.shape) continue;
+    if (blocked_source(v) >= 0) chained++;
+    // A new ToBlocked of a whole operand costs what the ToPlain of a chained one saves, and the
+    // result may need its own ToPlain (PP-OCR det's FPN adds of Resize outputs: bench/RESULTS.md, ninth session).
+    else if (!to_blocked_.count(v)) return false;
+  }
+  if (!chained) return false;
+  // Padding channels hold 0 or other finite numbers: a divisor there must be a constant, padded with 1.
+  const bool divides = n.op == "Div";
+  if (divides && padded(out.shape) && (n.inputs.size() != 2 || n.inputs[1] < 0 || !g_.values[n.inputs[1]].is_const()))
+    return false;
+  std::vector<int> inputs;
+  for (size_t k = 0; k < n.inputs.size(); k++) {
+    const int v = n.inputs[k];
     if (v < 0) {
       inputs.push_back(v);
       continue;
@@ -325,7 +397,7 @@ bool Rewriter::move_elementwise(int id) {
     int nv = -1;
     if (val.shape == out.shape && val.dtype == out.dtype) nv = blocked(v);
     else if (val.shape_known && val.is_const() && val.data->size() == 1) nv = v;  // a scalar broadcasts to any rank
-    else nv = blocked_channel_operand(v, out.shape);
+    else nv = blocked_channel_operand(v, out.shape, divides && k == 1 ? 1.f : 0.f);
     if (nv < 0) return false;  // a new ToBlocked made before this stays unused; DCE drops it
     inputs.push_back(nv);
   }
@@ -357,10 +429,12 @@ bool Rewriter::move_concat(int id) {
   if (n.op != "Concat" || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const Value out = g_.values[n.outputs[0]];
   const int64_t axis = n.attr_i("axis", 0);
-  if (!blockable(out) || (axis != 1 && axis != -3)) return false;
+  // Padding inside the joined channels would misplace the channels after it.
+  if (!blockable(out) || padded(out.shape) || (axis != 1 && axis != -3)) return false;
   int chained = 0;
   for (int v : n.inputs) {
-    if (v < 0 || !blockable(g_.values[v]) || block_of(g_.values[v].shape) != block_of(out.shape)) return false;
+    if (v < 0 || !blockable(g_.values[v]) || block_of(g_.values[v].shape) != block_of(out.shape) || padded(g_.values[v].shape))
+      return false;
     chained += blocked_source(v) >= 0;
   }
   if (!chained) return false;
@@ -402,7 +476,8 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
     const Node n = g.nodes[id];
     if (n.dead || (n.op != kToPlain && n.op != kToBlocked)) continue;
     const Shape &plain = g.values[n.op == kToPlain ? n.outputs[0] : n.inputs[0]].shape;
-    if (plain[2] * plain[3] != 1) continue;
+    const Shape &blocked = g.values[n.op == kToPlain ? n.inputs[0] : n.outputs[0]].shape;
+    if (plain[2] * plain[3] != 1 || plain[1] != blocked[1] * blocked[4]) continue;
     const int out = n.outputs[0];
     const int view = rw.reshaped(n.inputs[0], g.values[out].shape);
     g.nodes[id].dead = true;

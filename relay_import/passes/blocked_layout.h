@@ -1,8 +1,11 @@
 // Layout selection: convolution chains in the blocked layout NCHW[b]c
 // (TVM's AlterOpLayout to conv2d_NCHWc; onnxruntime's NCHWc transformer).
 //
-// A float32 2-D Conv with explicit pads and C, K divisible by the block b
-// runs over its input in [N, C/b, H, W, b]:
+// A float32 2-D Conv with explicit pads and C, K divisible by the block b,
+// or padded to whole blocks with at most a third of them padding (24 -> 32
+// channels; onnxruntime pads likewise), runs over its input in [N, C/b, H, W, b]
+// (C/b rounded up; the padding channels are 0 after a conv, finite after the
+// ops moved below, and their weights are 0):
 //  * group 1, dilation 1: tetune.ConvNCHWc, its weight re-laid out as
 //    OIHW[b]i[b]o ([K/b, C/b, R, S, b, b]): once here when constant, else by
 //    tetune.ToBlockedWeight where the graph computes it (a folded channel scale);
@@ -15,7 +18,8 @@
 //    per-channel operand ([C,1,1], [1,C,1,1], [N,C,1,1]) is re-laid out as
 //    [1 or N, C/b, 1, 1, b] (a constant here, a value by tetune.ToBlocked);
 //  * MaxPool, AveragePool, GlobalAveragePool and Concat along the channels
-//    run blocked as well;
+//    (of channels that fill their blocks) run blocked as well; Div runs on
+//    padded blocks only by a constant divisor (padded with 1);
 //  * ToBlocked(ToPlain(z)) is z.
 // A transform stays only where a consumer needs NCHW (a pool, a reshape, a
 // graph output), so a ResNet's chain of convs, bias, ReLU and residual adds

@@ -45,6 +45,7 @@ bool convert(Graph &g, int id) {
   out.name = n.name;
   out.attrs["m"] = Attr::of_int(kWinogradTile);
   out.attrs["output_hw"] = Attr::of_ints({OH, OW});
+  if (n.attrs.count("channels")) out.attrs["channels"] = n.attrs.at("channels");  // where padded channels start
   out.inputs = {m};
   if (n.inputs.size() > 2 && n.inputs[2] >= 0) out.inputs.push_back(n.inputs[2]);
   out.outputs = n.outputs;

@@ -49,7 +49,7 @@ std::vector<OpEntry> transform_entries() {
        [](const Dims &s) {
          if (s[4] < 1 || s[1] % s[4]) throw AttributeError("to_plain: block " + std::to_string(s[4]) + " does not divide C = " + std::to_string(s[1]));
          Tensor x = input({s[0], s[1] / s[4], s[2], s[3], s[4]}, "x");
-         return OpWorkload{{x}, {to_plain(x, "to_plain")}};
+         return OpWorkload{{x}, {to_plain(x, 0, "to_plain")}};
        }},
       {"concat", "D0,...,Dn", "a and b joined along the last axis (ONNX Concat, axis -1)", "6,20",
        [](const Dims &s) {

@@ -170,23 +170,31 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm_in, const std
 
 Tensor to_blocked(const Tensor &x, int64_t block, const std::string &name) {
   if (x.ndim() != 4) throw ShapeError("to_blocked: '" + x.name() + "' has shape " + shape_str(x.shape()) + ", not [N, C, H, W]");
+  if (block < 1) throw AttributeError("to_blocked: block " + std::to_string(block) + " for '" + x.name() + "' is not positive");
   const int64_t C = x.shape()[1];
-  if (block < 1 || C % block)
-    throw AttributeError("to_blocked: block " + std::to_string(block) + " does not divide the " + std::to_string(C) +
-                         " channels of '" + x.name() + "'");
-  const int b = static_cast<int>(block);
+  const int b = static_cast<int>(block), c = static_cast<int>(C);
   Tensor y = compute(
-      {x.shape()[0], C / block, x.shape()[2], x.shape()[3], block},
-      [&](const std::vector<Var> &i) { return x(i[0], Expr(i[1]) * b + i[4], i[2], i[3]); }, name, "",
-      {"n", "c", "h", "w", "cb"});
+      {x.shape()[0], (C + block - 1) / block, x.shape()[2], x.shape()[3], block},
+      [&](const std::vector<Var> &i) {
+        Expr ch = Expr(i[1]) * b + i[4];
+        if (C % block == 0) return x(i[0], ch, i[2], i[3]);
+        // The channels past C read a clamped (valid) index and are replaced by 0.
+        return select(ch < c, x(i[0], min(ch, Expr(c - 1)), i[2], i[3]), make_float(0, x.dtype()));
+      },
+      name, "", {"n", "c", "h", "w", "cb"});
   return annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW" + std::to_string(block) + "c"}});
 }
 
-Tensor to_plain(const Tensor &x, const std::string &name) {
+Tensor to_plain(const Tensor &x, int64_t channels, const std::string &name) {
   if (x.ndim() != 5) throw ShapeError("to_plain: '" + x.name() + "' has shape " + shape_str(x.shape()) + ", not [N, C/b, H, W, b]");
   const int b = static_cast<int>(x.shape()[4]);
+  const int64_t held = x.shape()[1] * b;
+  if (channels == 0) channels = held;
+  if (channels < 1 || channels > held || channels <= held - b)
+    throw AttributeError("to_plain: " + std::to_string(channels) + " channels do not fill the last of the " +
+                         std::to_string(x.shape()[1]) + " blocks of " + std::to_string(b) + " of '" + x.name() + "'");
   Tensor y = compute(
-      {x.shape()[0], x.shape()[1] * b, x.shape()[2], x.shape()[3]},
+      {x.shape()[0], channels, x.shape()[2], x.shape()[3]},
       [&](const std::vector<Var> &i) {
         Expr ch = i[1];
         return x(i[0], ch / b, i[2], i[3], ch % b);

@@ -40,13 +40,18 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, const s
 
 /**
  * NCHW -> NCHW[b]c (TVM's layout_transform "NCHW" -> "NCHW{b}c"): x [N, C, H, W]
- * -> [N, C/b, H, W, b], y[n, c, h, w, i] = x[n, c * b + i, h, w]. ShapeError
- * when x is not rank 4, AttributeError when b < 1 or b does not divide C.
+ * -> [N, ceil(C/b), H, W, b], y[n, c, h, w, i] = x[n, c * b + i, h, w], and 0
+ * for the channels c * b + i >= C that pad the last block (onnxruntime's NCHWc
+ * pads channels likewise). ShapeError when x is not rank 4, AttributeError when b < 1.
  */
 Tensor to_blocked(const Tensor &x, int64_t block, const std::string &name = "to_blocked");
 
-/** NCHW[b]c -> NCHW, to_blocked's inverse: x [N, C/b, H, W, b] -> [N, C, H, W]. ShapeError when x is not rank 5. */
-Tensor to_plain(const Tensor &x, const std::string &name = "to_plain");
+/**
+ * NCHW[b]c -> NCHW, to_blocked's inverse: x [N, ceil(C/b), H, W, b] -> [N, C, H, W],
+ * dropping the padding channels; channels = C, 0 for every channel x holds.
+ * ShapeError when x is not rank 5, AttributeError when C does not end in x's last block.
+ */
+Tensor to_plain(const Tensor &x, int64_t channels = 0, const std::string &name = "to_plain");
 
 /**
  * ONNX Reshape: 0 copies the input extent at that position (allowzero=0), one

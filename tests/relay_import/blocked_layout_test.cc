@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <limits>
 
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
@@ -135,12 +136,81 @@ TEST(BlockedLayout, ChainRunsBlockedBetweenOneTransformInAndOneOut) {
 }
 
 TEST(BlockedLayout, ChannelsTheBlockDoesNotDivideStayNchw) {
-  relay::Graph g = imported(12);
+  // 10 channels in blocks of 16 would be 6 of padding: more than a third.
+  relay::Graph g = imported(10);
   relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
-  EXPECT_EQ(st.convs, 3) << "all but the first, 12 -> 32";
+  EXPECT_EQ(st.convs, 3) << "all but the first, 10 -> 32";
   EXPECT_EQ(ops_of(g)["Conv"], 1);
-  NDArray x = NDArray::random({1, 12, 12, 12}, float32(), 3, -2, 2);
-  expect_same(run(std::move(g), x), run(imported(12), x));
+  NDArray x = NDArray::random({1, 10, 12, 12}, float32(), 3, -2, 2);
+  expect_same(run(std::move(g), x), run(imported(10), x));
+}
+
+namespace {
+
+// X [1, 16, 8, 8]: a = HardSigmoid(Conv1x1(X, 16 -> 24)); d = DepthwiseConv3x3(a) / c (c [1, 24, 1, 1]);
+// e = d * HardSigmoid(Conv1x1(GAP(d), 24 -> 24)); Y = GAP(Conv1x1(e, 24 -> 40)) [1, 40, 1, 1].
+// 24 and 40 channels fill whole blocks of 16 with at most a third padding.
+std::string padded_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto *g = m.mutable_graph();
+  g->set_name("padded");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 8, 8});
+  conv(g, "X", "a0", 16, 24, 1, 1, 1);
+  add_node(g, "HardSigmoid", {"a0"}, {"a"});
+  conv(g, "a", "d0", 24, 24, 3, 1, 24);
+  add_initializer(g, "c", {1, 24, 1, 1}, wave(24, 0.31f, 1.5f));
+  add_node(g, "Div", {"d0", "c"}, {"d"});
+  add_node(g, "GlobalAveragePool", {"d"}, {"p"});
+  conv(g, "p", "q", 24, 24, 1, 1, 1);
+  add_node(g, "HardSigmoid", {"q"}, {"gate"});
+  add_node(g, "Mul", {"d", "gate"}, {"e"});
+  conv(g, "e", "f", 24, 40, 1, 1, 1);
+  add_node(g, "GlobalAveragePool", {"f"}, {"Y"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 40, 1, 1});
+  return m.SerializeAsString();
+}
+
+// got equals want, NaN where want is NaN and the same infinity where want is infinite.
+void expect_same_ieee(const NDArray &got, const NDArray &want) {
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.size(); i++) {
+    const double a = got.get(i), b = want.get(i);
+    if (std::isnan(b) || std::isinf(b))
+      EXPECT_TRUE(std::isnan(b) ? std::isnan(a) : a == b) << "element " << i << ": " << a << " for " << b;
+    else
+      ASSERT_NEAR(a, b, 1e-5) << "element " << i;
+  }
+}
+
+}  // namespace
+
+TEST(BlockedLayout, ChannelsPaddedToWholeBlocks) {
+  auto graph = [] { return relay::import_onnx_bytes(padded_model(), "padded.onnx", relay::ImportOptions()); };
+  relay::Graph g = graph();
+  relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+  EXPECT_EQ(st.convs, 4) << "24 channels in 2 blocks, 40 in 3";
+  auto ops = ops_of(g);
+  EXPECT_EQ(ops["Conv"], 0);
+  EXPECT_EQ(ops["Div"], 1) << "by a constant: runs blocked, its padding divides by 1";
+  EXPECT_EQ(ops["tetune.ToPlain"], 1) << "Y [1, 40, 1, 1] crops 8 padding channels: a kernel, not a view";
+  EXPECT_EQ(st.views, 0);
+  bool padded_conv = false;
+  for (const auto &n : g.nodes)
+    if (n.op == "tetune.ConvNCHWc" && g.values[n.outputs[0]].shape == Shape{1, 2, 8, 8, 16})
+      padded_conv = n.attr_i("channels", 0) == 24;
+  EXPECT_TRUE(padded_conv) << "the 16 -> 24 conv writes 2 blocks and says where its channels end";
+
+  NDArray x = NDArray::random({1, 16, 8, 8}, float32(), 19, -2, 2);
+  expect_same(run(g, x), run(graph(), x));
+  // An infinite input: HardSigmoid makes the first conv's real channels finite again, and its
+  // padding channels are 0, not HardSigmoid(0 * inf) = NaN, which the next convs' zero weights
+  // would carry into every channel.
+  x.set(5, std::numeric_limits<double>::infinity());
+  const NDArray want = run(graph(), x)[0];
+  for (int64_t i = 0; i < want.size(); i++) ASSERT_TRUE(std::isfinite(want.get(i))) << "the NCHW model's Y is finite";
+  expect_same_ieee(run(g, x)[0], want);
 }
 
 TEST(BlockedLayout, DefaultCompileMatchesNchw) {
@@ -198,21 +268,20 @@ TEST(BlockedLayout, WeightsComputedInTheGraph) {
 namespace {
 
 // X [1, 32, 4, 40] (a plane 40 wide: at least two 16-lane vectors):
-// V = Conv1x1(X, 32 -> 24), 24 channels, which a half block (8) divides and a full one (16) does not;
-// then `read_by_conv`: Y = Conv3x3(V, 24 -> 32), reading more multiply-adds than V's writer;
-// else Y = Relu(V), read by no conv.
-// X [1, 32, 4, 40] -> V = Conv1x1(X) (24 channels) -> Y = Conv3x3(V) (y_channels), or Relu(V).
-std::string half_block_model(bool read_by_conv, int64_t y_channels = 32) {
+// V = Conv1x1(X, 32 -> v_channels); 8 channels take half a block of 16 (padding 8 -> 16 wastes
+// more than a third), 24 a padded block; then `read_by_conv`: Y = Conv3x3(V, v_channels -> y_channels),
+// reading more multiply-adds than V's writer; else Y = Relu(V), read by no conv.
+std::string half_block_model(bool read_by_conv, int64_t y_channels = 32, int64_t v_channels = 8) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   auto *g = m.mutable_graph();
   g->set_name("half_block");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 4, 40});
-  conv(g, "X", "V", 32, 24, 1, 1, 1);
-  if (read_by_conv) conv(g, "V", "Y", 24, y_channels, 3, 1, 1);
+  conv(g, "X", "V", 32, v_channels, 1, 1, 1);
+  if (read_by_conv) conv(g, "V", "Y", v_channels, y_channels, 3, 1, 1);
   else add_node(g, "Relu", {"V"}, {"Y"});
-  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, read_by_conv ? y_channels : 24, 4, 40});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, read_by_conv ? y_channels : v_channels, 4, 40});
   return m.SerializeAsString();
 }
 
@@ -226,7 +295,7 @@ TEST(BlockedLayout, WidePlanesTakeAHalfBlockWhenConvsReadMoreThanTheyWrite) {
     relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
     auto ops = ops_of(g);
     if (read_by_conv) {
-      EXPECT_EQ(st.convs, 2) << "V in [1, 3, 4, 40, 8] between them";
+      EXPECT_EQ(st.convs, 2) << "V in [1, 1, 4, 40, 8] between them";
       EXPECT_EQ(ops["Conv"], 0);
       EXPECT_EQ(st.transforms, 2) << "X in, Y out";
     } else {
@@ -235,21 +304,27 @@ TEST(BlockedLayout, WidePlanesTakeAHalfBlockWhenConvsReadMoreThanTheyWrite) {
     }
     // Half a block of AVX2's 8 lanes is below the smallest block: no half blocks there.
     relay::Graph g8 = graph();
-    EXPECT_EQ(relay::convert_to_blocked_layout(g8, 8).convs, read_by_conv ? 2 : 1);  // 24 and 32 channels take 8
+    EXPECT_EQ(relay::convert_to_blocked_layout(g8, 8).convs, read_by_conv ? 2 : 1);  // 8 and 32 channels take 8
     NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 13, -2, 2);
     expect_same(run(std::move(g), x), run(graph(), x));
   }
 }
 
-TEST(BlockedLayout, NoHalfBlockBesideAConvWhoseOtherSideStaysNchw) {
-  // Y's 40 channels take half a block too, but no conv reads Y, so Y stays NCHW on its
-  // 40-wide plane; a half-blocked V would need a ToPlain before the 3x3 conv: V stays NCHW as well.
-  auto graph = [] { return relay::import_onnx_bytes(half_block_model(true, 40), "hb40.onnx", relay::ImportOptions()); };
-  relay::Graph g = graph();
-  relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
-  EXPECT_EQ(st.convs, 0) << "a blocked X -> V conv would pay a ToBlocked and a ToPlain for one conv";
-  EXPECT_EQ(st.transforms, 0);
-  EXPECT_EQ(ops_of(g)["Conv"], 2);
-  NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 17, -2, 2);
-  expect_same(run(std::move(g), x), run(graph(), x));
+TEST(BlockedLayout, NoPartialBlockBesideAConvWhoseOtherSideStaysNchw) {
+  // Y's 40 channels take half a block or a padded one too, but Y is a graph output read by no
+  // conv, so Y stays NCHW on its 40-wide plane; a half-blocked (8 channels) or padded (24) V would
+  // need a ToPlain before the 3x3 conv: V stays NCHW as well.
+  for (int64_t v_channels : {8, 24}) {
+    SCOPED_TRACE("V of " + std::to_string(v_channels) + " channels");
+    auto graph = [&] {
+      return relay::import_onnx_bytes(half_block_model(true, 40, v_channels), "hb40.onnx", relay::ImportOptions());
+    };
+    relay::Graph g = graph();
+    relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+    EXPECT_EQ(st.convs, 0) << "a blocked X -> V conv would pay a ToBlocked and a ToPlain for one conv";
+    EXPECT_EQ(st.transforms, 0);
+    EXPECT_EQ(ops_of(g)["Conv"], 2);
+    NDArray x = NDArray::random({1, 32, 4, 40}, float32(), 17, -2, 2);
+    expect_same(run(std::move(g), x), run(graph(), x));
+  }
 }
