@@ -38,10 +38,7 @@ void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64
 //   Y = GlobalAveragePool(AveragePool3x3/1 pad 1(c)), and R = r as a second output.
 std::string model(int64_t C) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto *g = m.mutable_graph();
-  g->set_name("blocked");
+  auto *g = start_model(m, "blocked");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, C, 12, 12});
   conv(g, "X", "a0", C, 32, 3, 1, 1);
   add_node(g, "Relu", {"a0"}, {"a"});
@@ -152,10 +149,7 @@ namespace {
 // 24 and 40 channels fill whole blocks of 16 with at most a third padding.
 std::string padded_model() {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto *g = m.mutable_graph();
-  g->set_name("padded");
+  auto *g = start_model(m, "padded");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 8, 8});
   conv(g, "X", "a0", 16, 24, 1, 1, 1);
   add_node(g, "HardSigmoid", {"a0"}, {"a"});
@@ -226,10 +220,7 @@ namespace {
 // a graph input (a weight no pass can re-lay out ahead of time).
 std::string computed_weight_model() {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto *g = m.mutable_graph();
-  g->set_name("computed_weight");
+  auto *g = start_model(m, "computed_weight");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
   set_type(g->add_input(), "V", onnx::TensorProto::FLOAT, {16, 16, 1, 1});
   add_initializer(g, "W", {16, 16, 1, 1}, wave(256, 0.53f));
@@ -273,10 +264,7 @@ namespace {
 // reading more multiply-adds than V's writer; else Y = Relu(V), read by no conv.
 std::string half_block_model(bool read_by_conv, int64_t y_channels = 32, int64_t v_channels = 8) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto *g = m.mutable_graph();
-  g->set_name("half_block");
+  auto *g = start_model(m, "half_block");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 4, 40});
   conv(g, "X", "V", 32, v_channels, 1, 1, 1);
   if (read_by_conv) conv(g, "V", "Y", v_channels, y_channels, 3, 1, 1);

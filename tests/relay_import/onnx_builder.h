@@ -13,6 +13,15 @@
 namespace tetune {
 namespace testing {
 
+/** m as an ONNX model (IR 8) of one opset, and its graph, named `name`. */
+inline onnx::GraphProto *start_model(onnx::ModelProto &m, const std::string &name, int64_t opset = 13) {
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(opset);
+  onnx::GraphProto *g = m.mutable_graph();
+  g->set_name(name);
+  return g;
+}
+
 /** Names vi and gives it a tensor type of element type `elem` (onnx::TensorProto::FLOAT, ...) and static dims. */
 inline void set_type(onnx::ValueInfoProto *vi, const std::string &name, int elem, const std::vector<int64_t> &dims) {
   vi->set_name(name);
