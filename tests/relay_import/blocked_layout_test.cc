@@ -171,10 +171,11 @@ void expect_same_ieee(const NDArray &got, const NDArray &want) {
   ASSERT_EQ(got.shape(), want.shape());
   for (int64_t i = 0; i < want.size(); i++) {
     const double a = got.get(i), b = want.get(i);
-    if (std::isnan(b) || std::isinf(b))
+    if (std::isnan(b) || std::isinf(b)) {
       EXPECT_TRUE(std::isnan(b) ? std::isnan(a) : a == b) << "element " << i << ": " << a << " for " << b;
-    else
+    } else {
       ASSERT_NEAR(a, b, 1e-5) << "element " << i;
+    }
   }
 }
 
