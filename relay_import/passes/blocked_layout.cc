@@ -25,6 +25,14 @@ const std::set<std::string> &movable_elementwise() {
   return ops;
 }
 
+// Pools over H and W that keep the channel blocks, and their blocked ops.
+const std::map<std::string, std::string> &blocked_pool_ops() {
+  static const std::map<std::string, std::string> ops = {{"MaxPool", "tetune.MaxPoolNCHWc"},
+                                                         {"AveragePool", "tetune.AveragePoolNCHWc"},
+                                                         {"GlobalAveragePool", "tetune.GlobalAveragePoolNCHWc"}};
+  return ops;
+}
+
 // A live Conv node with its data and weight inputs and an output.
 bool conv_with_weight(const Node &n) {
   return !n.dead && n.op == "Conv" && n.inputs.size() >= 2 && !n.outputs.empty() && n.inputs[0] >= 0 && n.inputs[1] >= 0;
@@ -50,8 +58,7 @@ std::set<Shape> padded_shapes(const Graph &g, int64_t b) {
     if (v.shape_known && v.dtype == float32() && padded_block_fits(v.shape, b)) fits.insert(v.shape);
   for (const Node &n : g.nodes) {
     if (n.dead) continue;
-    const bool blocked_reader = n.op == "Conv" || movable_elementwise().count(n.op) || n.op == "MaxPool" ||
-                                n.op == "AveragePool" || n.op == "GlobalAveragePool";
+    const bool blocked_reader = n.op == "Conv" || movable_elementwise().count(n.op) || blocked_pool_ops().count(n.op);
     for (int v : n.inputs)
       if (v >= 0 && !blocked_reader && fits.count(g.values[v].shape)) read_plain.insert(g.values[v].shape);
   }
@@ -405,14 +412,11 @@ bool Rewriter::move_elementwise(int id) {
   return true;
 }
 
-// Pools over H and W keep the channel blocks: MaxPool, AveragePool, GlobalAveragePool.
+// The pools of blocked_pool_ops run blocked.
 bool Rewriter::move_pool(int id) {
-  static const std::map<std::string, std::string> blocked_op = {{"MaxPool", "tetune.MaxPoolNCHWc"},
-                                                                {"AveragePool", "tetune.AveragePoolNCHWc"},
-                                                                {"GlobalAveragePool", "tetune.GlobalAveragePoolNCHWc"}};
   const Node n = g_.nodes[id];
-  const auto op = blocked_op.find(n.op);
-  if (op == blocked_op.end() || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const auto op = blocked_pool_ops().find(n.op);
+  if (op == blocked_pool_ops().end() || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const int src = blocked_source(n.inputs[0]);
   const Value out = g_.values[n.outputs[0]];
   if (src < 0 || g_.values[n.inputs[0]].shape.size() != 4 || !blockable(out) || block_of(out.shape) != g_.values[src].shape[4] ||
