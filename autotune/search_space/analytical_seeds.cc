@@ -397,7 +397,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
     // softmax, layer norm over the last axis), those too.
     if (std::all_of(s.plans.begin(), s.plans.end(), [&](const ss::StagePlan &p) {
           return p.kind != ss::PlanKind::Tiled &&
-                 (!impl_->graph.stage(p.stage).is_reduction() || ss::is_row_lanes_rfactor(impl_->graph, p));
+                 (!impl_->graph.stage(p.stage).is_reduction() || (p.kind == ss::PlanKind::RFactor && p.rf_rows));
         }))
       keep(filled(impl_->graph, s, si));
     for (const auto &plan : s.plans) {

@@ -97,10 +97,11 @@ class RuleRfactor : public SketchRule {
   RuleResult condition(const Graph &g, const Sketch &, const std::string &stage) const override {
     return wants_rfactor(g.stage(stage)) ? RuleResult::Apply : RuleResult::Skip;
   }
-  std::vector<Sketch> apply(const Graph &, const Sketch &s, const std::string &stage) const override {
+  std::vector<Sketch> apply(const Graph &g, const Sketch &s, const std::string &stage) const override {
     Sketch out = s;
     StagePlan &p = out.plan(stage);
     p.kind = PlanKind::RFactor;
+    p.rf_rows = row_lanes(g.stage(stage));
     p.loc_choice = false;
     p.cache_write = false;
     p.consumer.clear();
@@ -115,13 +116,10 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   int j = rfactor_axis(st);
   if (j < 0) return;
-  const bool rows = row_lanes(st);
-  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(rows, st.reduce_axes[j].extent), {}});
-  if (rows) add_par_grain_param(p.stage, s);
+  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(p.rf_rows, st.reduce_axes[j].extent), {}});
+  if (p.rf_rows) add_par_grain_param(p.stage, s);
   else s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
 }
-
-bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p) { return p.kind == PlanKind::RFactor && row_lanes(g.stage(p.stage)); }
 
 namespace {
 // The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
@@ -156,12 +154,11 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   if (j < 0) return;
   const std::string axis = st.reduce_axes[j].var.name();
   const int64_t E = st.reduce_axes[j].extent;
-  const bool rows = row_lanes(st);
-  std::vector<int64_t> fs = factors(rows, E);
+  std::vector<int64_t> fs = factors(p.rf_rows, E);
   if (fs.empty()) return;
   int64_t f = in.param(S + ".rf.factor", fs.front());
   if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
-  if (rows) {
+  if (p.rf_rows) {
     instantiate_row_lanes(in, st, axis, f);
     return;
   }

@@ -132,6 +132,7 @@ struct StagePlan {
   bool cache_write = false;   // Tiled: accumulate in "<stage>.local" computed at the tile of the stage
   std::string consumer;       // Tiled: the fused consumer ("" when none)
   std::string producer;       // FusedConsumer: the tiled producer
+  bool rf_rows = false;       // RFactor: the row form (partial results in vectors along each point's row)
 };
 
 /** Tile sizes of one axis: params "<stage>.tile.<axis>.<k>", k = 1..levels-1 (level 0 is derived). */
@@ -195,8 +196,6 @@ void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // r
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
-/** Whether p is an rfactor plan of the row form (partial results in vectors along each point's row; rule_rfactor.cc). */
-bool is_row_lanes_rfactor(const Graph &g, const StagePlan &p);
 
 // ---- tile sizes -------------------------------------------------------------------
 
