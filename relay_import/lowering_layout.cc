@@ -40,7 +40,7 @@ namespace {
 // reach the real channels of the next conv through its zero weights).
 Tensor add_blocked_bias(LowerContext &c, const Tensor &y, int input = 2) {
   const int64_t b = y.shape()[4], held = y.shape()[1] * b, K = c.node().attr_i("channels", held);
-  if (K < 1 || K > held || K <= held - b)
+  if (!ops::channels_end_in_last_block(K, y.shape()[1], b))
     c.attr_fail("channels = " + std::to_string(K) + " do not end in the last block of " + shape_str(y.shape()));
   if (!c.has(input) && K == held) return y;
   Tensor bias;

@@ -190,7 +190,7 @@ Tensor to_plain(const Tensor &x, int64_t channels, const std::string &name) {
   const int b = static_cast<int>(x.shape()[4]);
   const int64_t held = x.shape()[1] * b;
   if (channels == 0) channels = held;
-  if (channels < 1 || channels > held || channels <= held - b)
+  if (!channels_end_in_last_block(channels, x.shape()[1], b))
     throw AttributeError("to_plain: " + std::to_string(channels) + " channels do not fill the last of the " +
                          std::to_string(x.shape()[1]) + " blocks of " + std::to_string(b) + " of '" + x.name() + "'");
   Tensor y = compute(

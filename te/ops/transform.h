@@ -46,6 +46,11 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, const s
  */
 Tensor to_blocked(const Tensor &x, int64_t block, const std::string &name = "to_blocked");
 
+/** Whether C channels end in the last of `blocks` blocks of b (the padding is less than one block). */
+inline bool channels_end_in_last_block(int64_t C, int64_t blocks, int64_t b) {
+  return C >= 1 && C <= blocks * b && C > (blocks - 1) * b;
+}
+
 /**
  * NCHW[b]c -> NCHW, to_blocked's inverse: x [N, ceil(C/b), H, W, b] -> [N, C, H, W],
  * dropping the padding channels; channels = C, 0 for every channel x holds.
