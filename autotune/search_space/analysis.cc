@@ -229,23 +229,26 @@ ChannelVector weight_input(const StageInfo &st) {
   return none;
 }
 
-bool reduces_blocked_channels(const StageInfo &st) {
-  if (st.kind != StageInfo::Compute || !st.is_reduction()) return false;
+int64_t blocked_input_lanes(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction()) return 0;
   const VarNode *lanes_out = st.tensor->axes.back().var.get();
-  auto reduce_block = [&](const Expr &a) {
+  auto reduce_block = [&](const Expr &a) -> int64_t {
     for (const auto &r : st.reduce_axes)
-      if (a->kind == ExprKind::Var && a->var.get() == r.var.get()) return r.extent <= kMaxVector;
-    return false;
+      if (a->kind == ExprKind::Var && a->var.get() == r.var.get()) return r.extent <= kMaxVector ? r.extent : 0;
+    return 0;
   };
   std::map<const TensorNode *, int> count;
   for (const ExprNode *n : body_accesses(st, count)) {
     const TensorNode *t = n->tensor.get();
     if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4) continue;
     const bool plain = std::all_of(n->args.begin(), n->args.end(), [](const Expr &a) { return a->kind == ExprKind::Var; });
-    if (plain && n->args.back()->var.get() == lanes_out && reduce_block(n->args[n->args.size() - 2])) return true;
+    if (!plain || n->args.back()->var.get() != lanes_out) continue;
+    if (const int64_t lanes = reduce_block(n->args[n->args.size() - 2])) return lanes;
   }
-  return false;
+  return 0;
 }
+
+bool reduces_blocked_channels(const StageInfo &st) { return blocked_input_lanes(st) > 0; }
 
 int blocked_output_channel_axis(const StageInfo &st) {
   if (!reduces_blocked_channels(st)) return -1;

@@ -112,12 +112,29 @@ int64_t largest_power_of_two_upto(const ss::ChoiceSpec &c, int64_t cap) {
 // A stage read by a multi-level tiled stage (a conv's pad) is computed at
 // root: inlined, its bounds test would run once per tap, and computed at a
 // tile it is recomputed for every overlapping window.
+// Not where the stage's innermost axis is 1 (the pad of an NCHW1c input, an
+// image's 3 channels read one per block): at root nothing vectorizes it, and
+// its scalar copy cost more than the bounds tests inlined.
 bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   auto it = g.consumers.find(stage);
   if (it == g.consumers.end()) return false;
   for (const auto &c : it->second)
     if (s.plan(c).kind == ss::PlanKind::Tiled) return true;
   return false;
+}
+
+// The pad of an NCHW input read as NCHW1c (innermost axis 1) by convs of at
+// most a 3x3 window: inlined. At root nothing vectorizes its copy, which cost
+// more than the inlined bounds tests of 9 taps (EfficientNet-B0's and
+// MobileNetV3's stems 1.5x faster so); a 7x7 stem ran 1.4x faster with it at root.
+constexpr int64_t kNarrowPadInlineTaps = 9;
+bool inline_narrow_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
+  const Shape &shape = g.stage(stage).tensor.shape();
+  auto it = g.consumers.find(stage);
+  if (shape.empty() || shape.back() != 1 || it == g.consumers.end()) return false;
+  return std::all_of(it->second.begin(), it->second.end(), [&](const std::string &c) {
+    return s.plan(c).kind == ss::PlanKind::Tiled && ss::window_taps(g.stage(c)) <= kNarrowPadInlineTaps;
+  });
 }
 
 // A stage larger than a core's L2 whose only consumer is a tiled stage
@@ -154,7 +171,11 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = ch.values.back();
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
-    else if (ends_with(ch.name, ".loc")) v = pad_at_window(g, s, ch.stage) ? 2 : read_by_tiled(g, s, ch.stage) ? 1 : ch.values.front();
+    else if (ends_with(ch.name, ".loc"))
+      v = pad_at_window(g, s, ch.stage)                                     ? 2
+          : inline_narrow_pad(g, s, ch.stage) && ch.values.front() == 0 ? 0
+          : read_by_tiled(g, s, ch.stage)                                   ? 1
+                                                                            : ch.values.front();
     else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);
     c.params[ch.name] = v;
   }
@@ -263,16 +284,19 @@ struct ConvRegisterBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
 };
+// With `tail_cols`, the columns need not divide the width: the last tile is
+// guarded (a stem's 109 columns, prime, in tiles of 7).
 ConvRegisterBlock conv_register_block(int64_t chan_extent, int64_t width, int64_t height, int64_t accumulators,
-                                      int64_t panel_bytes) {
+                                      int64_t panel_bytes, bool tail_cols = false) {
   const bool chunked = panel_bytes == 0;
   ConvRegisterBlock best;
   double best_loads = 2;
   for (int64_t chans : {1, 2, 4}) {
     if (chan_extent % chans != 0 || chans > accumulators || (chunked && chans == 1)) continue;
     if (!chunked && chans > 1 && chans * panel_bytes > kL1Bytes / 2) continue;
-    ConvRegisterBlock b{chans, divisor_upto(width, accumulators / chans), 1, 0};
-    b.useful = static_cast<double>(chans * b.cols);
+    const int64_t cap = accumulators / chans;
+    ConvRegisterBlock b{chans, tail_cols ? rows_upto(width, cap) : divisor_upto(width, cap), 1, 0};
+    b.useful = static_cast<double>(chans * b.cols) * width / ((width + b.cols - 1) / b.cols * b.cols);
     if (b.cols == 1 && height > 1) {
       b.rows = std::min(height, accumulators / chans);
       const int64_t tiles = (height + b.rows - 1) / b.rows;
@@ -484,8 +508,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
         int64_t row_block = rows ? rows_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
         const StageInfo &st = impl_->graph.stage(S);
-        const TileSpec *out_chans =
-            blocked_conv && ss::window_taps(st) == 1 ? stage_tile(s, st, ss::blocked_output_channel_axis(st)) : nullptr;
+        // An NCHW input read as NCHW1c (an image stem's 3 channels): each broadcast
+        // input serves every output-channel block in the register block, as in a
+        // 1x1 conv (ResNet-50's 7x7 stem tuned to 4 blocks x 4 columns).
+        const bool narrow_input = blocked_conv && ss::blocked_input_lanes(st) == 1;
+        const TileSpec *out_chans = blocked_conv && (ss::window_taps(st) == 1 || narrow_input)
+                                        ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
+                                        : nullptr;
         bool chunked = false;
         if (rows && out_chans && out_chans != rows) {
           const int64_t bytes = st.tensor.dtype().bytes(), panel = ss::reduce_extent(st) * width * bytes;
@@ -496,7 +525,10 @@ std::vector<Candidate> SearchSpace::seeds() const {
             if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
             prev = &t;
           }
-          const ConvRegisterBlock pb = conv_register_block(out_chans->extent, rows->extent, 1, lanes / width, panel);
+          // A narrow input's taps are few per block (3x3x3, 7x7x3: 2-9 KB), and its
+          // blocks share every load: no L1 bound on them, and no chunks.
+          const ConvRegisterBlock pb =
+              conv_register_block(out_chans->extent, rows->extent, 1, lanes / width, narrow_input ? 1 : panel, narrow_input);
           // Image rows only where the whole weight exceeds kL2Bytes: below it,
           // re-reading each panel for every row of a prime width cost little
           // (EfficientNet-B0's and MobileNetV3's 7x7 convs, of 0.6-0.9 MB
@@ -506,7 +538,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           const ConvRegisterBlock b = conv_register_block(
               out_chans->extent, rows->extent, image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width, 0);
           // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
-          chunked = b.useful > pb.useful;
+          chunked = !narrow_input && b.useful > pb.useful;
           if (chunked)
             set_chunked_tiles(s, S, b, *out_chans, *rows, image_rows, rows->extent * width * bytes, panel,
                               impl_->graph.threads, c);

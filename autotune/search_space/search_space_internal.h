@@ -65,6 +65,11 @@ std::string packable_input(const StageInfo &st);
  */
 bool reduces_blocked_channels(const StageInfo &st);
 /**
+ * The input-channel block b_in of such a stage (the extent of that reduce
+ * axis: 16, or 1 for an NCHW input read as NCHW1c); 0 when st is none.
+ */
+int64_t blocked_input_lanes(const StageInfo &st);
+/**
  * Of a stage that reduces_blocked_channels: the position among its spatial
  * axes of the outer output-channel axis: the one that indexes the weight
  * beside the lanes and no other input (k of y[n, k, h, w, kb]; not the batch

@@ -200,6 +200,11 @@ class Rewriter {
     const int64_t b = block_of(s);
     return b > 0 && s[1] % b != 0;
   }
+  // An NCHW input of fewer channels than a half block (an image's 1, 3 or 4) is NCHW1c
+  // as it is: a dense conv reads it as a view, one channel per block.
+  bool narrow_input(const Value &v) const {
+    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && v.shape[1] < kMinBlock && block_of(v.shape) == 0;
+  }
   bool blockable(const Value &v) const {
     return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && block_of(v.shape) > 0;
   }
@@ -333,8 +338,9 @@ bool Rewriter::convert_conv(int id) {
                              dilations = n.attr_ints("dilations", {1, 1});
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2) return false;
   const Value x = g_.values[n.inputs[0]], w = g_.values[n.inputs[1]], y = g_.values[n.outputs[0]];
-  if (x.is_const() || !blockable(x) || !blockable(y) || w.dtype != float32() || w.shape.size() != 4) return false;
-  const int64_t group = n.attr_i("group", 1), C = x.shape[1], ib = block_of(x.shape), ob = block_of(y.shape);
+  const bool narrow = narrow_input(x);
+  if (x.is_const() || !(blockable(x) || narrow) || !blockable(y) || w.dtype != float32() || w.shape.size() != 4) return false;
+  const int64_t group = n.attr_i("group", 1), C = x.shape[1], ib = narrow ? 1 : block_of(x.shape), ob = block_of(y.shape);
   const bool depthwise = group == C && y.shape[1] == C && w.shape[0] == C && w.shape[1] == 1 && ib == ob;
   const bool dense = group == 1 && w.shape[1] == C && dilations == std::vector<int64_t>{1, 1};
   if (!(depthwise && w.is_const()) && !dense) return false;
@@ -357,7 +363,7 @@ bool Rewriter::convert_conv(int id) {
     t.outputs = {wv};
     g_.add_node(t);
   }
-  const int xb = blocked(n.inputs[0]);
+  const int xb = narrow ? reshaped(n.inputs[0], Shape{x.shape[0], C, x.shape[2], x.shape[3], 1}) : blocked(n.inputs[0]);
   const int yb = g_.add_value(y.name + ".nchw" + std::to_string(ob) + "c", blocked_shape(y.shape), y.dtype, true);
   Node conv;
   conv.op = depthwise ? "tetune.DepthwiseConvNCHWc" : "tetune.ConvNCHWc";

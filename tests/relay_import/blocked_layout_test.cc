@@ -142,6 +142,32 @@ TEST(BlockedLayout, ChannelsTheBlockDoesNotDivideStayNchw) {
   expect_same(run(std::move(g), x), run(imported(10), x));
 }
 
+TEST(BlockedLayout, NarrowInputIsReadAsOneChannelPerBlock) {
+  // An image's 3 channels (or 1): the first conv reads X [1, C, 12, 12] as
+  // [1, C, 12, 12, 1] (a view, no ToBlocked), weight [32/b, C, 3, 3, 1, b].
+  for (int64_t C : {3, 1}) {
+    for (int block : {16, 8}) {
+      SCOPED_TRACE("C " + std::to_string(C) + ", block " + std::to_string(block));
+      relay::Graph g = imported(C);
+      relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, block);
+      EXPECT_EQ(st.convs, 4);
+      auto ops = ops_of(g);
+      EXPECT_EQ(ops["Conv"], 0);
+      EXPECT_EQ(ops["tetune.ToBlocked"], 0);
+      EXPECT_EQ(ops["Reshape"], 2) << "X as NCHW1c, and Y";
+      int narrow = 0;
+      for (const auto &n : g.nodes)
+        if (n.op == "tetune.ConvNCHWc" && g.values[n.inputs[0]].shape == Shape{1, C, 12, 12, 1}) {
+          narrow++;
+          EXPECT_EQ(g.values[n.inputs[1]].shape, (Shape{32 / block, C, 3, 3, 1, block}));
+        }
+      EXPECT_EQ(narrow, 1);
+      NDArray x = NDArray::random({1, C, 12, 12}, float32(), 5, -2, 2);
+      expect_same(run(std::move(g), x), run(imported(C), x));
+    }
+  }
+}
+
 namespace {
 
 // X [1, 16, 8, 8]: a = HardSigmoid(Conv1x1(X, 16 -> 24)); d = DepthwiseConv3x3(a) / c (c [1, 24, 1, 1]);

@@ -75,6 +75,13 @@ std::vector<Case> cases() {
     out.push_back({"depthwise 32 129x131 s2", {ops::conv2d(x, w, Tensor(), {2, 2}, {1, 1, 1, 1}, {1, 1}, 32)}, true});
   }
   {
+    // an image stem read as NCHW1c: 3 input channels, 2 output blocks of 16, 23 columns (prime) in guarded tiles
+    Tensor x = placeholder({1, 3, 47, 47, 1}, float32(), "x"), w = placeholder({2, 3, 3, 3, 1, 16}, float32(), "w");
+    out.push_back({"conv2d_nchwc stem 3->32 3x3 s2", {ops::conv2d_nchwc(x, w, {2, 2}, {1, 1, 1, 1})}, true});
+    Tensor w7 = placeholder({4, 3, 7, 7, 1, 16}, float32(), "w7");
+    out.push_back({"conv2d_nchwc stem 3->64 7x7 s2", {ops::conv2d_nchwc(x, w7, {2, 2}, {3, 3, 3, 3})}, true});
+  }
+  {
     // one row, 200 columns on 2 threads: the GEMV seed's tasks of 112 and a guarded 88
     Tensor a = placeholder({1, 100}, float32(), "a"), b = placeholder({100, 200}, float32(), "b");
     out.push_back({"gemv 1x200x100", {ops::matmul(a, b)}, true});
@@ -142,7 +149,7 @@ const StageInfo *stage_ending(const Schedule &s, const std::string &suffix) {
 }
 
 // A depthwise conv's pad larger than a core's L2 is computed inside the conv's
-// tiles, a small one at root; a global pool's lanes of partial sums are a vector.
+// tiles, a small one at root (an NCHW1c input's: below); a global pool's lanes of partial sums are a vector.
 TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
   for (auto [hw, root] : {std::pair<int64_t, bool>{129, false}, {31, true}}) {
     Tensor x = placeholder({1, 32, hw, hw}, float32(), "x"), w = placeholder({32, 1, 3, 3}, float32(), "w");
@@ -150,6 +157,14 @@ TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
     ScheduleChoice choice = analytical_schedule(task);
     if (const StageInfo *pad = stage_ending(choice.schedule, "pad"))
       EXPECT_EQ(pad->attach.kind == Attach::Root, root) << hw << "x" << hw << ": " << choice.detail;
+  }
+  // An NCHW1c input's pad (innermost axis 1, no vector at root) is inlined into a 3x3 window, kept at root for a 7x7 one.
+  for (auto [k, root] : {std::pair<int64_t, bool>{3, false}, {7, true}}) {
+    Tensor x = placeholder({1, 3, 47, 47, 1}, float32(), "x"), w = placeholder({2, 3, k, k, 1, 16}, float32(), "w");
+    Task task = make_task("stem", {ops::conv2d_nchwc(x, w, {2, 2}, {k / 2, k / 2, k / 2, k / 2})}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    if (const StageInfo *pad = stage_ending(choice.schedule, "pad"))
+      EXPECT_EQ(pad->attach.kind, root ? Attach::Root : Attach::Inline) << k << "x" << k << ": " << choice.detail;
   }
   Tensor x = placeholder({1, 8, 5, 24}, float32(), "x");
   Task task = make_task("gap", {ops::global_avg_pool2d(x)}, Target{}, 2);
