@@ -112,9 +112,6 @@ int64_t largest_power_of_two_upto(const ss::ChoiceSpec &c, int64_t cap) {
 // A stage read by a multi-level tiled stage (a conv's pad) is computed at
 // root: inlined, its bounds test would run once per tap, and computed at a
 // tile it is recomputed for every overlapping window.
-// Not where the stage's innermost axis is 1 (the pad of an NCHW1c input, an
-// image's 3 channels read one per block): at root nothing vectorizes it, and
-// its scalar copy cost more than the bounds tests inlined.
 bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   auto it = g.consumers.find(stage);
   if (it == g.consumers.end()) return false;
@@ -126,7 +123,8 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
 // The pad of an NCHW input read as NCHW1c (innermost axis 1) by convs of at
 // most a 3x3 window: inlined. At root nothing vectorizes its copy, which cost
 // more than the inlined bounds tests of 9 taps (EfficientNet-B0's and
-// MobileNetV3's stems 1.5x faster so); a 7x7 stem ran 1.4x faster with it at root.
+// MobileNetV3's stems 1.4-1.8x faster so); ResNet-50's 7x7 stem ran 1.4x
+// faster with it at root (bench/RESULTS.md, tenth session).
 constexpr int64_t kNarrowPadInlineTaps = 9;
 bool inline_narrow_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   const Shape &shape = g.stage(stage).tensor.shape();

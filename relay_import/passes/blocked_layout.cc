@@ -200,7 +200,7 @@ class Rewriter {
     const int64_t b = block_of(s);
     return b > 0 && s[1] % b != 0;
   }
-  // An NCHW input of fewer channels than a half block (an image's 1, 3 or 4) is NCHW1c
+  // An NCHW input of fewer than kMinBlock channels (an image's 1, 3 or 4) is NCHW1c
   // as it is: a dense conv reads it as a view, one channel per block.
   bool narrow_input(const Value &v) const {
     return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && v.shape[1] < kMinBlock && block_of(v.shape) == 0;

@@ -9,6 +9,9 @@
 //  * group 1, dilation 1: tetune.ConvNCHWc, its weight re-laid out as
 //    OIHW[b]i[b]o ([K/b, C/b, R, S, b, b]): once here when constant, else by
 //    tetune.ToBlockedWeight where the graph computes it (a folded channel scale);
+//    an NCHW input of fewer than 8 channels (an image's 1, 3 or 4)
+//    is read as it is, [N, C, H, W, 1] (a Reshape: no ToBlocked), weight
+//    [K/b, C, R, S, 1, b] (onnxruntime's NCHWc convs read such inputs NCHW too);
 //  * depthwise (group = C = K), constant weight: tetune.DepthwiseConvNCHWc,
 //    weight [C/b, R, S, b].
 // Its output goes back to NCHW through tetune.ToPlain, and the pass then
