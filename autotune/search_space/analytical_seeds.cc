@@ -502,14 +502,15 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // of latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50
         // and PP-OCR shapes, bench/RESULTS.md); never more than the target's
         // register block (12 of AVX2's 16).
-        const bool blocked_conv = ss::reduces_blocked_channels(impl_->graph.stage(S)) && width == vector_lanes();
+        const StageInfo &st = impl_->graph.stage(S);
+        const int64_t input_lanes = ss::blocked_input_lanes(st);  // 0: no blocked-channel reduction
+        const bool blocked_conv = input_lanes > 0 && width == vector_lanes();
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
         int64_t row_block = rows ? rows_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
-        const StageInfo &st = impl_->graph.stage(S);
         // An NCHW input read as NCHW1c (an image stem's 3 channels): each broadcast
         // input serves every output-channel block in the register block, as in a
         // 1x1 conv (ResNet-50's 7x7 stem tuned to 4 blocks x 4 columns).
-        const bool narrow_input = blocked_conv && ss::blocked_input_lanes(st) == 1;
+        const bool narrow_input = blocked_conv && input_lanes == 1;
         const TileSpec *out_chans = blocked_conv && (ss::window_taps(st) == 1 || narrow_input)
                                         ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
                                         : nullptr;
@@ -562,7 +563,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // 5 MB weight at 13 GB/s so.)
           ss::set_tile(c, *cols, {1, task_vectors, width});
           set_reduce_tiles(s, S, c, 1);
-        } else if (ss::reduces_blocked_channels(impl_->graph.stage(S))) {
+        } else if (input_lanes > 0) {
           // A blocked conv reads its weight [.., R, S, b_in, b_out] in order when
           // the input-channel block (16) and the taps stay whole under each
           // outer channel block: kReduceUnroll's splits interleaved the blocks,
