@@ -200,14 +200,11 @@ class Rewriter {
     const int64_t b = block_of(s);
     return b > 0 && s[1] % b != 0;
   }
+  static bool float_nchw(const Value &v) { return v.shape_known && v.shape.size() == 4 && v.dtype == float32(); }
   // An NCHW input of fewer than kMinBlock channels (an image's 1, 3 or 4) is NCHW1c
   // as it is: a dense conv reads it as a view, one channel per block.
-  bool narrow_input(const Value &v) const {
-    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && v.shape[1] < kMinBlock && block_of(v.shape) == 0;
-  }
-  bool blockable(const Value &v) const {
-    return v.shape_known && v.shape.size() == 4 && v.dtype == float32() && block_of(v.shape) > 0;
-  }
+  bool narrow_input(const Value &v) const { return float_nchw(v) && v.shape[1] < kMinBlock && block_of(v.shape) == 0; }
+  bool blockable(const Value &v) const { return float_nchw(v) && block_of(v.shape) > 0; }
   // A conv weight W * s (a channel scale folded into a constant W) computed
   // blocked as W's re-laid-out constant times a view of s; -1 for other weights.
   int scaled_blocked_weight(int w, int64_t ib, int64_t ob);
