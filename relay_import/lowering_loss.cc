@@ -223,11 +223,16 @@ LOWER(l_mvn) {
 
 // ---- dropout ----------------------------------------------------------------------
 // Inference dropout is the identity; its mask (output 1) is all true (opset >= 10: bool,
-// earlier: the input's dtype, all ones). Random (training) dropout is unsupported.
+// earlier: the input's dtype, all ones). So is training dropout with ratio 0: the spec
+// makes its output "a simple copy of the input" (torchvision's Swin exports its attention
+// dropout so). Random (training, ratio > 0) dropout is unsupported.
 LOWER(l_dropout) {
   if (c.has(2)) {
     const NDArray *tm = c.cdata(2);
-    if (!tm || tm->size() != 1 || tm->get(0) != 0) c.unsupported("training_mode (random dropout)");
+    if (!tm || tm->size() != 1) c.unsupported("training_mode that is not a constant scalar");
+    const NDArray *ratio = c.has(1) ? c.cdata(1) : nullptr;  // absent: the default ratio, 0.5
+    const bool copies = ratio && ratio->size() == 1 && ratio->get(0) == 0;
+    if (tm->get(0) != 0 && !copies) c.unsupported("training_mode with a ratio that is not a constant 0 (random dropout)");
   }
   if (c.node().attr_i("is_test", 1) == 0 && c.opset() < 7) c.unsupported("training dropout");
   Tensor x = c.in(0);

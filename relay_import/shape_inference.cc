@@ -3,6 +3,7 @@
 #include "relay_import/expansion.h"
 #include "relay_import/lowering.h"
 #include "relay_import/passes/constant_folding.h"
+#include "relay_import/passes/empty_constants.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -71,6 +72,7 @@ void infer_and_fold(Graph &g, int id, bool fold) {
     expand_node(g, id, [&g, fold](int k) { infer_and_fold(g, k, fold); });
     return;
   }
+  if (fold_empty_constants(g, id)) return;
   infer_node(g, id);
   if (fold || g.nodes[id].op == "Shape" || g.nodes[id].op == "Size") try_fold_node(g, id);
 }

@@ -92,6 +92,20 @@ std::vector<Tensor> split(const Tensor &x, int64_t axis, const std::vector<int64
   return outs;
 }
 
+SliceRange slice_range(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  if (step > 0) {
+    start = std::max<int64_t>(0, std::min(start, dim));
+    end = std::max<int64_t>(0, std::min(end, dim));
+  } else {
+    start = std::max<int64_t>(-1, std::min(start, dim - 1));
+    end = std::max<int64_t>(-1, std::min(end, dim - 1));
+  }
+  const int64_t len = step > 0 ? (end - start + step - 1) / step : (start - end + (-step) - 1) / (-step);
+  return {start, step, std::max<int64_t>(0, len)};
+}
+
 Tensor slice(const Tensor &x, const std::vector<int64_t> &starts, const std::vector<int64_t> &ends,
              const std::vector<int64_t> &axes_in, const std::vector<int64_t> &steps_in, const std::string &name) {
   int r = x.ndim();
@@ -112,23 +126,13 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &starts, const std::vec
     seen[a] = true;
     int64_t dim = x.shape()[a], step = steps[k];
     if (step == 0) throw AttributeError("Slice: attribute 'steps' has a zero step for axis " + std::to_string(a));
-    int64_t s = starts[k], e = ends[k];
-    if (s < 0) s += dim;
-    if (e < 0) e += dim;
-    if (step > 0) {
-      s = std::max<int64_t>(0, std::min(s, dim));
-      e = std::max<int64_t>(0, std::min(e, dim));
-    } else {
-      s = std::max<int64_t>(-1, std::min(s, dim - 1));
-      e = std::max<int64_t>(-1, std::min(e, dim - 1));
-    }
-    int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
-    if (len <= 0)
+    const SliceRange range = slice_range(dim, starts[k], ends[k], step);
+    if (range.length == 0)
       throw ShapeError("Slice: '" + x.name() + "' axis " + std::to_string(a) + " slice " + std::to_string(starts[k]) + ":" +
                        std::to_string(ends[k]) + ":" + std::to_string(step) + " is empty");
-    st[a] = s;
+    st[a] = range.start;
     sp[a] = step;
-    out[a] = len;
+    out[a] = range.length;
   }
   Tensor t = compute(
       out,

@@ -25,6 +25,21 @@ Tensor concat(const std::vector<Tensor> &tensors, int64_t axis, const std::strin
 std::vector<Tensor> split(const Tensor &x, int64_t axis, const std::vector<int64_t> &sizes, int num_outputs = 2,
                           const std::string &name = "split");
 
+/** One axis of an ONNX Slice after clamping: elements start, start + step, ... (length of them; 0 = empty). */
+struct SliceRange {
+  int64_t start = 0;
+  int64_t step = 1;
+  int64_t length = 0;
+};
+
+/**
+ * ONNX Slice's range along an axis of extent dim: negative start / end count
+ * from the end, then both are clamped to [0, dim] for a positive step and to
+ * [-1, dim - 1] for a negative one; length = ceil((end - start) / step), at
+ * least 0. step must be non-zero (the caller checks).
+ */
+SliceRange slice_range(int64_t dim, int64_t start, int64_t end, int64_t step);
+
 /**
  * ONNX Slice: for each listed axis (default: 0..n-1) take start:end:step
  * (default step 1; step 0 raises AttributeError). Negative starts/ends count

@@ -150,6 +150,38 @@ TEST(ImportErrors, UnsupportedOpNamesOpNodeOpset) {
   EXPECT_NE(msg.find("opset 13"), std::string::npos) << msg;
 }
 
+// Dropout(x, ratio, training_mode = true): ONNX makes it a copy of x when ratio is 0
+// (torchvision's Swin exports its attention dropout so); any other ratio is random.
+ModelBuilder training_dropout_model(float ratio) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3});
+  b.init("ratio", {}, {ratio});
+  auto *t = b.g()->add_initializer();
+  t->set_name("training");
+  t->set_data_type(onnx::TensorProto::BOOL);
+  t->add_int32_data(1);
+  b.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"}, "drop1");
+  b.output("y");
+  b.output("mask");
+  return b;
+}
+
+TEST(ImportErrors, TrainingDropoutOnlyWithRatioZero) {
+  std::string msg =
+      expect_throw<ImportError>([&] { relay::import_onnx_bytes(training_dropout_model(0.5f).bytes(), "m.onnx"); });
+  EXPECT_NE(msg.find("drop1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("random dropout"), std::string::npos) << msg;
+
+  relay::CompiledModel m = relay::compile_model(relay::import_onnx_bytes(training_dropout_model(0.0f).bytes(), "m.onnx"));
+  NDArray x = NDArray::random({2, 3}, float32(), 4);
+  std::vector<NDArray> out = m.run(std::vector<NDArray>{x});
+  ASSERT_EQ(out.size(), 2u);
+  for (int64_t i = 0; i < x.size(); i++) {
+    EXPECT_EQ(out[0].get(i), x.get(i)) << i;
+    EXPECT_EQ(out[1].get(i), 1) << "mask " << i;
+  }
+}
+
 TEST(ImportErrors, UndefinedValueAndCycle) {
   ModelBuilder b;
   b.input("x", {1, 4});
