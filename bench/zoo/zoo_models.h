@@ -43,10 +43,12 @@ inline const std::vector<ZooModel> &zoo_models() {
       {"yolo_nms", "x", {"boxes", "scores", "labels"}, true, "", 50},
       {"lstm_speech", "features", {"log_probs"}, true, "", 100},
       {"squeezenet1_0", "x", {"logits"}, true, "", 50},
+      {"shufflenet_v2", "x", {"logits"}, true, "", 50},
       {"mobilenet_v3_large", "x", {"logits"}, true, "", 50},
       {"efficientnet_b0", "x", {"logits"}, true, "", 30},
       {"googlenet", "x", {"logits"}, true, "", 20},
       {"resnet50", "x", {"logits"}, true, "", 10},
+      {"swin_t", "x", {"logits"}, true, "", 10},
       {"vit_b_16", "x", {"logits"}, false, kBigReason, 5},
       {"bert_base", "input_ids", {"hidden"}, false, kBigReason, 5},
   };
