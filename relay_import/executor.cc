@@ -47,7 +47,10 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   fold_constants(g);
   g.compact();
   if (options.fuse_layer_norm) st.fused_layer_norms = fuse_layer_norms(g);
-  if (options.fold_batch_norm) st.folded_batch_norms = fold_batch_norms(g);
+  if (options.fold_batch_norm) {
+    st.folded_batch_norms = fold_batch_norms(g);
+    st.affine_batch_norms = batch_norms_to_affine(g);
+  }
   pretranspose_gemm_weights(g);
   if (options.fold_channel_scales) st.folded_channel_scales = fold_channel_scales_into_convs(g);
   if (options.blocked_layout) {
@@ -416,7 +419,7 @@ std::string CompiledModel::summary() const {
   const auto &s = stats_;
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
-     << " batch norms folded, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
+     << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
   os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(" << kWinogradTile << "x" << kWinogradTile << ", 3x3)), "
      << s.layout_transforms << " layout transforms\n";
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "

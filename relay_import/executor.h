@@ -47,6 +47,7 @@ struct CompileOptions {
   Target target;
   int threads = 1;                       // recorded in tasks
   FusionOptions fusion;
+  /** BatchNormalization at inference: folded into the conv before it, else a Mul and an Add (passes/batch_norm_folding.h). */
   bool fold_batch_norm = true;
   /** A layer norm written out as ReduceMean, Sub, Pow... becomes one LayerNormalization (passes/layer_norm_fusion.h). */
   bool fuse_layer_norm = true;
@@ -149,6 +150,7 @@ int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_unt
 struct CompileStats {
   int nodes_imported = 0, nodes_after_passes = 0;
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
+  int affine_batch_norms = 0;                     // batch norms no conv output feeds alone: Mul + Add
   int fused_layer_norms = 0;                      // passes/layer_norm_fusion.h
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int winograd_convs = 0;                        // passes/winograd.h
