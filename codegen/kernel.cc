@@ -11,6 +11,7 @@
 #include "codegen/host_target.h"
 #include "codegen/loop_nest_reader.h"
 #include "codegen/lower.h"
+#include "runtime/scratch_cache.h"
 #include "runtime/spin_pool.h"
 #include "schedule/gpu_limits.h"
 #include "base/errors.h"
@@ -182,6 +183,11 @@ Kernel Kernel::build(const Schedule &s, const Target &target, const BuildOptions
     }
     if (!impl->target.has_gpu_feature() || impl->target.has_feature(Halide::Target::CUDA)) {
       // Parallel loops run on the pool that runs them in an exported model (runtime/spin_pool.h).
+      // Scratch memory comes from the cache that serves it there (runtime/scratch_cache.h).
+      impl->lowered.pipeline.jit_handlers().custom_malloc =
+          reinterpret_cast<void *(*)(Halide::JITUserContext *, size_t)>(&rt::ScratchCache::allocate);
+      impl->lowered.pipeline.jit_handlers().custom_free =
+          reinterpret_cast<void (*)(Halide::JITUserContext *, void *)>(&rt::ScratchCache::release);
       impl->lowered.pipeline.jit_handlers().custom_do_par_for =
           reinterpret_cast<int (*)(Halide::JITUserContext *, int (*)(Halide::JITUserContext *, int, uint8_t *), int, int,
                                    uint8_t *)>(&rt::SpinPool::do_par_for);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "base/errors.h"
+#include "runtime/scratch_cache.h"
 
 namespace tetune {
 namespace rt {
@@ -40,6 +41,8 @@ std::unique_ptr<KernelLibrary> KernelLibrary::open(const std::string &path) {
   lib->count_ = *count;
   using ErrorHandler = void (*)(void *, const char *);
   if (auto set = lib->symbol<ErrorHandler (*)(ErrorHandler)>("halide_set_error_handler")) set(record_halide_error);
+  if (auto set = lib->symbol<halide_malloc_t (*)(halide_malloc_t)>("halide_set_custom_malloc")) set(&ScratchCache::allocate);
+  if (auto set = lib->symbol<halide_free_t (*)(halide_free_t)>("halide_set_custom_free")) set(&ScratchCache::release);
   return lib;
 }
 

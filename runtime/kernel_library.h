@@ -21,7 +21,8 @@ class KernelLibrary {
   /**
    * dlopens path (RTLD_LOCAL) and checks its kernel table's ABI tag (kAbiTag).
    * Installs an error handler that records Halide's messages (last_error())
-   * instead of Halide's default print-and-abort. Raises RuntimeError naming
+   * instead of Halide's default print-and-abort, and ScratchCache as its
+   * halide_malloc / halide_free (scratch_cache.h). Raises RuntimeError naming
    * the path: file missing, not loadable (dlerror's reason), no kernel table,
    * or another ABI.
    */

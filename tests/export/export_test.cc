@@ -23,6 +23,7 @@
 #include "relay_import/onnx_importer.h"
 #include "runtime/io.h"
 #include "runtime/model.h"
+#include "runtime/scratch_cache.h"
 #include "base/errors.h"
 #include "tests/export/file_util.h"
 
@@ -105,7 +106,9 @@ void check(const Case &c) {
   ASSERT_EQ(m->output_names(), jit.output_names());
   NDArray x = rt::make_input(m->input_shape(0), 7);
   auto y_aot = m->run({x});
+  const uint64_t scratch_blocks = rt::ScratchCache::system_allocations();
   auto y_aot2 = m->run({x});  // buffers reused: same result
+  EXPECT_EQ(rt::ScratchCache::system_allocations(), scratch_blocks) << "kernels' scratch reused (runtime/scratch_cache.h)";
   auto y_jit = jit.run({x});
   ASSERT_EQ(y_aot.size(), y_jit.size());
   for (size_t i = 0; i < y_aot.size(); i++) {
