@@ -136,6 +136,7 @@ ZOO = {
     "squeezenet1_0": (tv(torchvision.models.squeezenet1_0), IMAGE, ["logits"]),
     "googlenet": (tv(torchvision.models.googlenet, aux_logits=False, init_weights=True), IMAGE, ["logits"]),
     "shufflenet_v2": (tv(torchvision.models.shufflenet_v2_x1_0), IMAGE, ["logits"]),
+    "densenet121": (tv(torchvision.models.densenet121), IMAGE, ["logits"]),
     "swin_t": (tv(torchvision.models.swin_t), IMAGE, ["logits"]),
     "bert_base": (BertEncoder, [("input_ids", (1, 128), "ids:30522")], ["hidden"]),
     "lstm_speech": (SpeechLSTM, [("features", (1, 100, 80), "float")], ["log_probs"]),

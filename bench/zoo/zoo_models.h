@@ -47,6 +47,7 @@ inline const std::vector<ZooModel> &zoo_models() {
       {"mobilenet_v3_large", "x", {"logits"}, true, "", 50},
       {"efficientnet_b0", "x", {"logits"}, true, "", 30},
       {"googlenet", "x", {"logits"}, true, "", 20},
+      {"densenet121", "x", {"logits"}, true, "", 10},
       {"resnet50", "x", {"logits"}, true, "", 10},
       {"swin_t", "x", {"logits"}, true, "", 10},
       {"vit_b_16", "x", {"logits"}, false, kBigReason, 5},
