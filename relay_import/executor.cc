@@ -16,6 +16,7 @@
 #include "relay_import/passes/cse.h"
 #include "relay_import/passes/dead_code.h"
 #include "relay_import/passes/gemm_weight_layout.h"
+#include "relay_import/passes/matmul_flatten.h"
 #include "relay_import/passes/layer_norm_fusion.h"
 #include "base/errors.h"
 
@@ -52,6 +53,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
     st.affine_batch_norms = batch_norms_to_affine(g);
   }
   pretranspose_gemm_weights(g);
+  flatten_batched_matmuls(g);
   if (options.fold_channel_scales) st.folded_channel_scales = fold_channel_scales_into_convs(g);
   if (options.blocked_layout) {
     BlockedLayoutStats layout = convert_to_blocked_layout(g, channel_block(options.target));

@@ -1,0 +1,118 @@
+#include "relay_import/passes/matmul_flatten.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tetune {
+namespace relay {
+
+namespace {
+
+// Elementwise ops that broadcast NumPy-style and keep their operand's shape.
+const std::set<std::string> &chain_ops() {
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Erf", "Relu", "Sigmoid", "Tanh", "Gelu",
+                                            "HardSigmoid", "HardSwish", "Clip", "LeakyRelu", "Elu", "Softplus",
+                                            "Neg", "Abs", "Sqrt", "Exp", "Max", "Min", "Pow"};
+  return ops;
+}
+
+// An operand that broadcasts the same against [..., N] and [P, N]: rank <= 1, or
+// a constant with only 1s before its last axis (as_vector re-makes it rank 1).
+bool vector_operand(const Graph &g, int v, int64_t N) {
+  const Value &val = g.values[v];
+  if (!val.shape_known) return false;
+  if (val.shape.size() <= 1) return true;
+  for (size_t d = 0; d + 1 < val.shape.size(); d++)
+    if (val.shape[d] != 1) return false;
+  return val.is_const() && (val.shape.back() == 1 || val.shape.back() == N);
+}
+
+int as_vector(Graph &g, int v) {
+  const Value val = g.values[v];
+  if (val.shape.size() <= 1) return v;
+  return g.add_const(val.name + ".vector", val.data->reshaped(Shape{val.shape.back()}));
+}
+
+// A Reshape of v to `shape` writing `out` (a view: no kernel).
+void add_reshape(Graph &g, int v, const Shape &shape, int out, const std::string &name) {
+  NDArray dims(Shape{static_cast<int64_t>(shape.size())}, int64());
+  for (size_t i = 0; i < shape.size(); i++) dims.set(static_cast<int64_t>(i), static_cast<double>(shape[i]));
+  const int d = g.add_const(name + ".shape", dims);
+  Node n;
+  n.op = "Reshape";
+  n.name = name + ".reshape";
+  n.attrs["shape"] = Attr::of_ints(shape);  // opset < 5 reads the attribute, later ones the input
+  n.inputs = {v, d};
+  n.outputs = {out};
+  g.add_node(n);
+}
+
+bool flatten(Graph &g, int id) {
+  const Node mm = g.nodes[id];
+  if (mm.dead || mm.op != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1 || mm.outputs[0] < 0) return false;
+  const Value a = g.values[mm.inputs[0]], b = g.values[mm.inputs[1]], y = g.values[mm.outputs[0]];
+  if (!a.shape_known || !b.shape_known || !y.shape_known || a.dtype != float32() || b.shape.size() != 2 || a.shape.size() < 3)
+    return false;
+  int64_t P = 1;
+  for (size_t d = 0; d + 1 < a.shape.size(); d++) P *= a.shape[d];
+  if (P == a.shape[a.shape.size() - 2]) return false;  // leading 1s only: already one GEMM
+  const int64_t K = a.shape.back(), N = b.shape[1];
+  const Shape full = y.shape;
+
+  // The chain, producers first: the MatMul, then each elementwise op of output shape `full`
+  // that reads a chain value and otherwise only vectors along N.
+  std::vector<int> chain = {id};
+  std::set<int> values = {mm.outputs[0]};
+  for (int r : g.topo_order()) {
+    const Node &n = g.nodes[r];
+    if (!chain_ops().count(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0 || g.values[n.outputs[0]].shape != full)
+      continue;
+    bool reads_chain = false, others_are_vectors = true;
+    for (int in : n.inputs) {
+      if (in >= 0 && values.count(in)) reads_chain = true;
+      else others_are_vectors &= in >= 0 && vector_operand(g, in, N);
+    }
+    if (!reads_chain || !others_are_vectors) continue;
+    chain.push_back(r);
+    values.insert(n.outputs[0]);
+  }
+
+  // Rewrite: A viewed as [P, K]; each chain value v gets a [P, N] twin that the chain reads,
+  // and v itself, where anything else reads it, becomes a view of that twin.
+  const std::vector<std::vector<int>> readers = g.consumers();
+  const std::set<int> in_chain(chain.begin(), chain.end());
+  const int rows = g.add_value(a.name + ".rows", Shape{P, K}, a.dtype, true);
+  add_reshape(g, mm.inputs[0], Shape{P, K}, rows, a.name + ".rows");
+  g.nodes[id].inputs[0] = rows;
+  std::map<int, int> twin;
+  for (int r : chain) {
+    Node &n = g.nodes[r];
+    for (int &in : n.inputs)
+      if (twin.count(in)) in = twin.at(in);
+      else if (r != id) in = as_vector(g, in);
+    const int v = g.nodes[r].outputs[0];
+    const Value val = g.values[v];
+    const int flat = g.add_value(val.name + ".rows", Shape{P, N}, val.dtype, true);
+    g.nodes[r].outputs[0] = flat;
+    g.values[flat].producer = r;
+    twin[v] = flat;
+    bool read_outside = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+    for (int reader : readers[v]) read_outside |= !in_chain.count(reader);
+    if (read_outside) add_reshape(g, flat, full, v, val.name);  // v keeps its name, shape and readers
+    else g.values[v].producer = -1;
+  }
+  return true;
+}
+
+}  // namespace
+
+int flatten_batched_matmuls(Graph &g) {
+  int n = 0;
+  const size_t before = g.nodes.size();  // nodes added on the way are Reshapes
+  for (size_t id = 0; id < before; id++) n += flatten(g, static_cast<int>(id));
+  return n;
+}
+
+}  // namespace relay
+}  // namespace tetune
