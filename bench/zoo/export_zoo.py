@@ -138,6 +138,7 @@ ZOO = {
     "shufflenet_v2": (tv(torchvision.models.shufflenet_v2_x1_0), IMAGE, ["logits"]),
     "densenet121": (tv(torchvision.models.densenet121), IMAGE, ["logits"]),
     "swin_t": (tv(torchvision.models.swin_t), IMAGE, ["logits"]),
+    "convnext_tiny": (tv(torchvision.models.convnext_tiny), IMAGE, ["logits"]),
     "bert_base": (BertEncoder, [("input_ids", (1, 128), "ids:30522")], ["hidden"]),
     "lstm_speech": (SpeechLSTM, [("features", (1, 100, 80), "float")], ["log_probs"]),
     "yolo_nms": (TinyYolo, [("x", (1, 3, 320, 320), "float")], ["boxes", "scores", "labels"]),

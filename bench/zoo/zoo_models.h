@@ -50,6 +50,7 @@ inline const std::vector<ZooModel> &zoo_models() {
       {"densenet121", "x", {"logits"}, true, "", 10},
       {"resnet50", "x", {"logits"}, true, "", 10},
       {"swin_t", "x", {"logits"}, true, "", 10},
+      {"convnext_tiny", "x", {"logits"}, true, "", 10},
       {"vit_b_16", "x", {"logits"}, false, kBigReason, 5},
       {"bert_base", "input_ids", {"hidden"}, false, kBigReason, 5},
   };
