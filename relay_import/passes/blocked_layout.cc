@@ -145,6 +145,7 @@ class Rewriter {
   bool move_elementwise(int id);
   bool move_pool(int id);
   bool move_concat(int id);
+  bool move_pad(int id);
   // A new Reshape of v to `shape` (a view: no kernel); returns its output.
   int reshaped(int v, Shape shape);  // by value: adding values moves g.values
 
@@ -453,6 +454,37 @@ bool Rewriter::move_concat(int id) {
   return true;
 }
 
+// A Pad of H and W only (any mode) pads each channel's plane: it runs blocked, [N, C/b, H, W, b]
+// padded along H and W (DenseNet's and Inception's AveragePools with count_include_pad read one).
+bool Rewriter::move_pad(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Pad" || n.inputs.empty() || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const int src = blocked_source(n.inputs[0]);
+  const Value out = g_.values[n.outputs[0]];
+  if (src < 0 || !blockable(out) || block_of(out.shape) != g_.values[src].shape[4]) return false;
+  const bool attr_pads = g_.opset < 11;
+  if (!attr_pads && (n.inputs.size() < 2 || n.inputs[1] < 0 || !g_.values[n.inputs[1]].is_const() ||
+                     (n.inputs.size() > 3 && n.inputs[3] >= 0)))  // pads given per listed axes: left as they are
+    return false;
+  std::vector<int64_t> pads;
+  if (attr_pads) pads = n.attr_ints("pads");
+  else
+    for (int64_t i = 0; i < g_.values[n.inputs[1]].data->size(); i++) pads.push_back(g_.values[n.inputs[1]].data->get_int(i));
+  if (pads.size() != 8 || pads[0] || pads[1] || pads[4] || pads[5]) return false;
+  const std::vector<int64_t> blocked_pads = {0, 0, pads[2], pads[3], 0, 0, 0, pads[6], pads[7], 0};
+  std::vector<int> inputs = {src};
+  if (!attr_pads) {
+    NDArray p(Shape{10}, int64());
+    for (int64_t i = 0; i < 10; i++) p.set(i, static_cast<double>(blocked_pads[i]));
+    inputs.push_back(g_.add_const(g_.values[n.inputs[1]].name + ".blocked", p));
+    if (n.inputs.size() > 2) inputs.push_back(n.inputs[2]);  // the constant value, if given
+  }
+  const int yb = clone_blocked(id, inputs, blocked_shape(out.shape));
+  if (attr_pads) g_.nodes.back().attrs["pads"] = Attr::of_ints(blocked_pads);
+  replace_with_plain(n.outputs[0], yb);
+  return true;
+}
+
 }  // namespace
 
 int channel_block(const Target &target) {
@@ -469,7 +501,7 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
   for (int id : g.topo_order()) {
     if (g.nodes[id].dead) continue;
     if (rw.convert_conv(id)) st.convs++;
-    else if (rw.move_elementwise(id) || rw.move_pool(id) || rw.move_concat(id)) st.moved++;
+    else if (rw.move_elementwise(id) || rw.move_pool(id) || rw.move_concat(id) || rw.move_pad(id)) st.moved++;
   }
   if (!st.convs) return st;
   // ToPlain nodes that nothing reads any more (their readers moved) are dropped.

@@ -20,9 +20,9 @@
 //    inputs come out of ToPlain runs on the blocked tensors instead; a
 //    per-channel operand ([C,1,1], [1,C,1,1], [N,C,1,1]) is re-laid out as
 //    [1 or N, C/b, 1, 1, b] (a constant here, a value by tetune.ToBlocked);
-//  * MaxPool, AveragePool, GlobalAveragePool and Concat along the channels
-//    (of channels that fill their blocks) run blocked as well; Div runs on
-//    padded blocks only by a constant divisor (padded with 1);
+//  * MaxPool, AveragePool, GlobalAveragePool, Concat along the channels
+//    (of channels that fill their blocks) and Pad of H and W only run blocked
+//    as well; Div runs on padded blocks only by a constant divisor (padded with 1);
 //  * ToBlocked(ToPlain(z)) is z.
 // A transform stays only where a consumer needs NCHW (a pool, a reshape, a
 // graph output), so a ResNet's chain of convs, bias, ReLU and residual adds

@@ -343,3 +343,54 @@ TEST(BlockedLayout, NoPartialBlockBesideAConvWhoseOtherSideStaysNchw) {
     expect_same(run(std::move(g), x), run(graph(), x));
   }
 }
+
+namespace {
+
+// X [1, 16, 8, 8]: Y = AveragePool3x3(Pad(Relu(Conv1x1(X, 16 -> 32)), H and W by 1 and 2)), as torch
+// exports AvgPool2d(count_include_pad) (opset `opset`); Z = Pad of the channels too (stays NCHW).
+std::string pad_model(int64_t opset) {
+  onnx::ModelProto m;
+  auto *g = start_model(m, "pad", opset);
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 8, 8});
+  conv(g, "X", "a0", 16, 32, 1, 1, 1);
+  add_node(g, "Relu", {"a0"}, {"a"});
+  const std::vector<int64_t> hw = {0, 0, 1, 2, 0, 0, 2, 1}, with_c = {0, 1, 1, 1, 0, 1, 1, 1};
+  auto pad = [&](const std::string &y, const std::vector<int64_t> &pads) {
+    if (opset < 11) {
+      auto *n = add_node(g, "Pad", {"a"}, {y});
+      attr_ints(n, "pads", pads);
+      return;
+    }
+    add_int64_initializer(g, y + ".pads", pads);
+    add_initializer(g, y + ".value", {}, {0.25f});
+    add_node(g, "Pad", {"a", y + ".pads", y + ".value"}, {y});
+  };
+  pad("p", hw);
+  pad("Z", with_c);
+  attr_ints(add_node(g, "AveragePool", {"p"}, {"Y"}), "kernel_shape", {3, 3});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 32, 9, 9});
+  set_type(g->add_output(), "Z", onnx::TensorProto::FLOAT, {1, 34, 10, 10});
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(BlockedLayout, PadOfTheSpatialAxesRunsBlocked) {
+  for (int64_t opset : {13, 9}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    auto imported_pad = [&] { return relay::import_onnx_bytes(pad_model(opset), "pad.onnx", relay::ImportOptions()); };
+    relay::Graph g = imported_pad();
+    relay::convert_to_blocked_layout(g, 16);
+    auto ops = ops_of(g);
+    EXPECT_EQ(ops["tetune.AveragePoolNCHWc"], 1);
+    EXPECT_EQ(ops["Pad"], 2);
+    for (const auto &n : g.nodes)
+      if (n.op == "Pad" && g.values[n.outputs[0]].name != "Z")
+        EXPECT_EQ(g.values[n.outputs[0]].shape, (Shape{1, 2, 11, 11, 16})) << "H and W padded, blocks kept";
+    // In: X; out: Y, and the NCHW copy the channel-padding Pad reads.
+    EXPECT_EQ(ops["tetune.ToBlocked"], 1);
+    EXPECT_EQ(ops["tetune.ToPlain"], 2);
+    NDArray x = NDArray::random({1, 16, 8, 8}, float32(), 17, -2, 2);
+    expect_same(run(std::move(g), x), run(imported_pad(), x));
+  }
+}

@@ -16,14 +16,6 @@ namespace {
 using testing::set_type;
 
 
-void add_int_init(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &v) {
-  auto *t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (auto x : v) t->add_int64_data(x);
-}
-
 void add_float_init(onnx::GraphProto *g, const std::string &name, float v) {
   auto *t = g->add_initializer();
   t->set_name(name);
@@ -71,11 +63,11 @@ onnx::ModelProto nms_head(const std::string &reader) {
   auto *g = m.mutable_graph();
   set_type(g->add_input(), "boxes", onnx::TensorProto::FLOAT, {1, 6, 4});
   set_type(g->add_input(), "scores", onnx::TensorProto::FLOAT, {1, 1, 6});
-  add_int_init(g, "max_out", {10});
+  testing::add_int64_initializer(g, "max_out", {10});
   add_float_init(g, "iou", 0.5f);
-  add_int_init(g, "col", {2});
-  add_int_init(g, "ax1", {1});
-  add_int_init(g, "flat", {6});
+  testing::add_int64_initializer(g, "col", {2});
+  testing::add_int64_initializer(g, "ax1", {1});
+  testing::add_int64_initializer(g, "flat", {6});
   add_node(g, "NonMaxSuppression", {"boxes", "scores", "max_out", "iou"}, {"selected"});
   add_node(g, "Gather", {"selected", "col"}, {"col2"}, 1);
   add_node(g, "Squeeze", {"col2", "ax1"}, {"keep"});
@@ -130,7 +122,7 @@ TEST(DataDependent, NonZeroAtRunTimeAndFolded) {
   auto *g = m.mutable_graph();
   set_type(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
   add_node(g, "NonZero", {"x"}, {"nz"});
-  add_int_init(g, "c", {0, 4, 0, 5});
+  testing::add_int64_initializer(g, "c", {0, 4, 0, 5});
   add_node(g, "NonZero", {"c"}, {"nzc"});
   set_type(g->add_output(), "nz", onnx::TensorProto::INT64, {});
   set_type(g->add_output(), "nzc", onnx::TensorProto::INT64, {});

@@ -20,22 +20,14 @@ namespace {
 
 constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
 
-void add_ints(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &v) {
-  auto *t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (int64_t x : v) t->add_int64_data(x);
-}
-
 // X [2, 3, 4] -> shape[0:1] ++ shape[3:] (empty) ++ [-1] -> Y = Reshape(X) [2, 12], as
 // torchvision's Swin Transformer builds its shapes; `reader` also feeds the empty slice to it.
 std::string swin_shape_model(const std::string &reader = "") {
   onnx::ModelProto m;
   auto *g = start_model(m, "empty_slice");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {2, 3, 4});
-  add_ints(g, "zero", {0}), add_ints(g, "one", {1}), add_ints(g, "three", {3}), add_ints(g, "end", {kEnd});
-  add_ints(g, "minus_one", {-1});
+  add_int64_initializer(g, "zero", {0}), add_int64_initializer(g, "one", {1}), add_int64_initializer(g, "three", {3}), add_int64_initializer(g, "end", {kEnd});
+  add_int64_initializer(g, "minus_one", {-1});
   add_node(g, "Shape", {"X"}, {"S"});
   add_node(g, "Slice", {"S", "zero", "one"}, {"head"});
   add_node(g, "Slice", {"S", "three", "end"}, {"tail"});
@@ -66,7 +58,7 @@ TEST(EmptyConstants, ConcatOfOnlyEmptyOperandsIsEmpty) {
   onnx::ModelProto proto;
   auto *g = start_model(proto, "all_empty");
   set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1});
-  add_ints(g, "one", {1}), add_ints(g, "end", {kEnd});
+  add_int64_initializer(g, "one", {1}), add_int64_initializer(g, "end", {kEnd});
   add_node(g, "Shape", {"X"}, {"S"});
   add_node(g, "Slice", {"S", "one", "end"}, {"E"});
   attr_i(add_node(g, "Concat", {"E", "E"}, {"shape"}), "axis", 0);

@@ -68,6 +68,15 @@ inline void add_initializer(onnx::GraphProto *g, const std::string &name, const 
   for (float x : v) t->add_float_data(x);
 }
 
+/** Adds the int64 initializer `name` of shape [v.size()] holding v (a shape, axes, starts...). */
+inline void add_int64_initializer(onnx::GraphProto *g, const std::string &name, const std::vector<int64_t> &v) {
+  auto *t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(v.size()));
+  for (int64_t x : v) t->add_int64_data(x);
+}
+
 /** n deterministic weights in [-scale, scale]: scale * sin(f * i + 0.5). */
 inline std::vector<float> wave(size_t n, float f, float scale = 0.3f) {
   std::vector<float> v(n);
