@@ -8,8 +8,10 @@ int pretranspose_gemm_weights(Graph &g) {
   for (size_t id = 0; id < g.nodes.size(); id++) {
     const Node &n = g.nodes[id];
     if (n.dead || n.op != "Gemm" || n.attr_i("transB", 0) == 0 || n.inputs.size() < 2) continue;
-    const Value &b = g.values[n.inputs[1]];
+    const Value &a = g.values[n.inputs[0]], &b = g.values[n.inputs[1]];
     if (!b.is_const() || b.data->ndim() != 2 || !b.data->dtype().is_float()) continue;
+    const bool one_row = a.shape_known && a.shape.size() == 2 && a.shape[n.attr_i("transA", 0) ? 1 : 0] == 1;
+    if (one_row) continue;  // a matrix-vector product: W's rows are its dot products (above)
     const NDArray &W = *b.data;
     const int64_t rows = W.shape()[0], cols = W.shape()[1];
     NDArray T(Shape{cols, rows}, W.dtype());

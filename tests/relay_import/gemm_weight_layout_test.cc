@@ -20,13 +20,13 @@ constexpr int M = 5, K = 19, N = 7;
 
 // Y = 0.5 * X W^T + 2 * bias, W [N, K] and bias [N] constants; `trans_b` = 0 feeds a second
 // Gemm the same W as a graph input instead (not constant: left as it is).
-std::string gemm_model(std::vector<float> &w, std::vector<float> &bias) {
+std::string gemm_model(std::vector<float> &w, std::vector<float> &bias, int rows = M) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   auto *g = m.mutable_graph();
   g->set_name("gemm");
-  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {M, K});
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {rows, K});
   set_type(g->add_input(), "Wi", onnx::TensorProto::FLOAT, {N, K});
   w.resize(N * K), bias.resize(N);
   for (int i = 0; i < N * K; i++) w[i] = std::sin(0.37f * i);
@@ -40,8 +40,8 @@ std::string gemm_model(std::vector<float> &w, std::vector<float> &bias) {
   auto *b = n->add_attribute();
   b->set_name("beta"), b->set_type(onnx::AttributeProto::FLOAT), b->set_f(2.0f);
   attr_i(add_node(g, "Gemm", {"X", "Wi"}, {"Z"}), "transB", 1);
-  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {M, N});
-  set_type(g->add_output(), "Z", onnx::TensorProto::FLOAT, {M, N});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {rows, N});
+  set_type(g->add_output(), "Z", onnx::TensorProto::FLOAT, {rows, N});
   return m.SerializeAsString();
 }
 
@@ -84,4 +84,21 @@ TEST(GemmWeightLayout, CompiledModelComputesTheGemm) {
       EXPECT_NEAR(out[0].get(i * N + j), 0.5 * dot + 2.0 * bias[j], 1e-4) << i << "," << j;
       EXPECT_NEAR(out[1].get(i * N + j), dot, 1e-4) << i << "," << j;
     }
+}
+
+TEST(GemmWeightLayout, OneRowKeepsTheWeightRowsAsDotProducts) {
+  std::vector<float> w, bias;
+  relay::Graph g = relay::import_onnx_bytes(gemm_model(w, bias, 1), "gemv.onnx", relay::ImportOptions());
+  EXPECT_EQ(relay::pretranspose_gemm_weights(g), 0) << "a matrix-vector product reads W [N, K] by rows";
+  relay::CompiledModel m = relay::compile_model(std::move(g));
+  NDArray x = NDArray::random({1, K}, float32(), 4);
+  NDArray wi(Shape{N, K}, float32());
+  for (int i = 0; i < N * K; i++) wi.set(i, w[i]);
+  std::vector<NDArray> out = m.run(std::vector<NDArray>{x, wi});
+  ASSERT_EQ(out.size(), 2u);
+  for (int j = 0; j < N; j++) {
+    double dot = 0;
+    for (int k = 0; k < K; k++) dot += x.get(k) * w[j * K + k];
+    EXPECT_NEAR(out[0].get(j), 0.5 * dot + 2.0 * bias[j], 1e-4) << j;
+  }
 }
