@@ -97,6 +97,21 @@ int Graph::add_const(const std::string &name, const NDArray &data) {
   return id;
 }
 
+int Graph::add_reshape(int v, const Shape &shape, const std::string &name, int out) {
+  NDArray dims(Shape{static_cast<int64_t>(shape.size())}, int64());
+  for (size_t i = 0; i < shape.size(); i++) dims.set(static_cast<int64_t>(i), static_cast<double>(shape[i]));
+  const int d = add_const(name + ".shape", dims);
+  if (out < 0) out = add_value(name, shape, values.at(v).dtype, true);
+  Node n;
+  n.op = "Reshape";
+  n.name = name + ".reshape";
+  n.attrs["shape"] = Attr::of_ints(shape);  // opset < 5 reads the attribute, later ones the input
+  n.inputs = {v, d};
+  n.outputs = {out};
+  add_node(n);
+  return out;
+}
+
 int Graph::add_node(Node n) {
   int id = static_cast<int>(nodes.size());
   for (int o : n.outputs)

@@ -98,6 +98,12 @@ class Graph {
   /** Adds a value; names need not be unique (lookup returns the latest). */
   int add_value(const std::string &name, const Shape &shape = {}, DType dtype = float32(), bool known = false);
   int add_const(const std::string &name, const NDArray &data);
+  /**
+   * Adds a Reshape of value v to `shape` (a view: no kernel), its shape a new
+   * constant NAME.shape, writing `out`, or a new value NAME when out is -1;
+   * returns the output value.
+   */
+  int add_reshape(int v, const Shape &shape, const std::string &name, int out = -1);
   /** Adds a node; sets the producer of its outputs. Returns the node id. */
   int add_node(Node n);
   /** Makes every reader of value `from` (nodes and graph outputs) read `to` instead. */

@@ -12,10 +12,11 @@
 // the same sizes on every run), up to kMaxCachedBytes in all; beyond that a
 // freed block goes back to the system.
 //
-// Installed with halide_set_custom_malloc / halide_set_custom_free in an
-// exported library's Halide runtime (runtime/model.h, the measure runner)
-// and as the JIT handlers of kernels built by Kernel::build, so that the
-// tuner measures kernels with the allocator that serves them in a model.
+// Installed with halide_set_custom_malloc / halide_set_custom_free in the
+// Halide runtime of every library KernelLibrary::open loads (exported
+// models, the measure runner) and as the JIT handlers of kernels built by
+// Kernel::build, so that the tuner measures kernels with the allocator
+// that serves them in a model.
 // Blocks are aligned to kAlignment bytes (Halide 14 asks for 128 at most).
 #pragma once
 

@@ -282,21 +282,7 @@ NDArray blocked_depthwise_weight(const NDArray &w, int64_t b) {
   return wb;
 }
 
-int Rewriter::reshaped(int v, Shape shape) {
-  NDArray dims(Shape{static_cast<int64_t>(shape.size())}, int64());
-  for (size_t i = 0; i < shape.size(); i++) dims.set(static_cast<int64_t>(i), static_cast<double>(shape[i]));
-  const Value val = g_.values[v];
-  const int d = g_.add_const(val.name + ".shape" + std::to_string(shape.size()), dims);
-  const int out = g_.add_value(val.name + ".reshaped", shape, val.dtype, true);
-  Node n;
-  n.op = "Reshape";
-  n.name = val.name + ".reshape";
-  n.attrs["shape"] = Attr::of_ints(shape);  // opset < 5 reads the attribute, later ones the input
-  n.inputs = {v, d};
-  n.outputs = {out};
-  g_.add_node(n);
-  return out;
-}
+int Rewriter::reshaped(int v, Shape shape) { return g_.add_reshape(v, shape, g_.values[v].name + ".reshaped"); }
 
 int Rewriter::scaled_blocked_weight(int w, int64_t ib, int64_t ob) {
   const int p = g_.values[w].producer;

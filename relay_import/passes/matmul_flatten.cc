@@ -34,20 +34,6 @@ int as_vector(Graph &g, int v) {
   return g.add_const(val.name + ".vector", val.data->reshaped(Shape{val.shape.back()}));
 }
 
-// A Reshape of v to `shape` writing `out` (a view: no kernel).
-void add_reshape(Graph &g, int v, const Shape &shape, int out, const std::string &name) {
-  NDArray dims(Shape{static_cast<int64_t>(shape.size())}, int64());
-  for (size_t i = 0; i < shape.size(); i++) dims.set(static_cast<int64_t>(i), static_cast<double>(shape[i]));
-  const int d = g.add_const(name + ".shape", dims);
-  Node n;
-  n.op = "Reshape";
-  n.name = name + ".reshape";
-  n.attrs["shape"] = Attr::of_ints(shape);  // opset < 5 reads the attribute, later ones the input
-  n.inputs = {v, d};
-  n.outputs = {out};
-  g.add_node(n);
-}
-
 bool flatten(Graph &g, int id) {
   const Node mm = g.nodes[id];
   if (mm.dead || mm.op != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1 || mm.outputs[0] < 0) return false;
@@ -82,8 +68,7 @@ bool flatten(Graph &g, int id) {
   // and v itself, where anything else reads it, becomes a view of that twin.
   const std::vector<std::vector<int>> readers = g.consumers();
   const std::set<int> in_chain(chain.begin(), chain.end());
-  const int rows = g.add_value(a.name + ".rows", Shape{P, K}, a.dtype, true);
-  add_reshape(g, mm.inputs[0], Shape{P, K}, rows, a.name + ".rows");
+  const int rows = g.add_reshape(mm.inputs[0], Shape{P, K}, a.name + ".rows");
   g.nodes[id].inputs[0] = rows;
   std::map<int, int> twin;
   for (int r : chain) {
@@ -99,7 +84,7 @@ bool flatten(Graph &g, int id) {
     twin[v] = flat;
     bool read_outside = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
     for (int reader : readers[v]) read_outside |= !in_chain.count(reader);
-    if (read_outside) add_reshape(g, flat, full, v, val.name);  // v keeps its name, shape and readers
+    if (read_outside) g.add_reshape(flat, full, val.name, v);  // v keeps its name, shape and readers
     else g.values[v].producer = -1;
   }
   return true;
