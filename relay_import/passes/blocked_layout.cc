@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "relay_import/passes/elementwise_ops.h"
+
 namespace tetune {
 namespace relay {
 
@@ -13,17 +15,6 @@ namespace {
 const char *const kToBlocked = "tetune.ToBlocked";
 const char *const kToPlain = "tetune.ToPlain";
 constexpr int64_t kMinBlock = 8;
-
-// Elementwise ops whose operands broadcast NumPy-style (so a blocked operand
-// and a re-laid-out per-channel one line up); BatchNormalization, which
-// broadcasts along axis 1, is not one of them.
-const std::set<std::string> &movable_elementwise() {
-  static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh",  "Clip", "HardSigmoid", "HardSwish", "LeakyRelu",
-                                            "Elu",  "Selu",    "Softplus", "Gelu", "Erf",    "Exp",       "Neg",
-                                            "Abs",  "Sqrt",    "Add",   "Sub",  "Mul",         "Div",       "Max",
-                                            "Min",  "Sum",     "PRelu"};
-  return ops;
-}
 
 // Pools over H and W that keep the channel blocks, and their blocked ops.
 const std::map<std::string, std::string> &blocked_pool_ops() {
@@ -58,7 +49,7 @@ std::set<Shape> padded_shapes(const Graph &g, int64_t b) {
     if (v.shape_known && v.dtype == float32() && padded_block_fits(v.shape, b)) fits.insert(v.shape);
   for (const Node &n : g.nodes) {
     if (n.dead) continue;
-    const bool blocked_reader = n.op == "Conv" || movable_elementwise().count(n.op) || blocked_pool_ops().count(n.op);
+    const bool blocked_reader = n.op == "Conv" || broadcasting_elementwise_ops().count(n.op) || blocked_pool_ops().count(n.op);
     for (int v : n.inputs)
       if (v >= 0 && !blocked_reader && fits.count(g.values[v].shape)) read_plain.insert(g.values[v].shape);
   }
@@ -367,7 +358,7 @@ bool Rewriter::convert_conv(int id) {
 
 bool Rewriter::move_elementwise(int id) {
   const Node n = g_.nodes[id];
-  if (!movable_elementwise().count(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  if (!broadcasting_elementwise_ops().count(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const Value out = g_.values[n.outputs[0]];
   if (!blockable(out)) return false;
   int chained = 0;

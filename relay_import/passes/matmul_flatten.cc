@@ -4,18 +4,15 @@
 #include <map>
 #include <set>
 
+#include "relay_import/passes/elementwise_ops.h"
+
 namespace tetune {
 namespace relay {
 
 namespace {
 
-// Elementwise ops that broadcast NumPy-style and keep their operand's shape.
-const std::set<std::string> &chain_ops() {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Erf", "Relu", "Sigmoid", "Tanh", "Gelu",
-                                            "HardSigmoid", "HardSwish", "Clip", "LeakyRelu", "Elu", "Softplus",
-                                            "Neg", "Abs", "Sqrt", "Exp", "Max", "Min", "Pow"};
-  return ops;
-}
+// The elementwise ops carried along in [P, N]: Pow too (tanh-approximated GELU's x^3).
+bool chain_op(const std::string &op) { return op == "Pow" || broadcasting_elementwise_ops().count(op); }
 
 // An operand that broadcasts the same against [..., N] and [P, N]: rank <= 1, or
 // a constant with only 1s before its last axis (as_vector re-makes it rank 1).
@@ -52,7 +49,7 @@ bool flatten(Graph &g, int id) {
   std::set<int> values = {mm.outputs[0]};
   for (int r : g.topo_order()) {
     const Node &n = g.nodes[r];
-    if (!chain_ops().count(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0 || g.values[n.outputs[0]].shape != full)
+    if (!chain_op(n.op) || n.outputs.size() != 1 || n.outputs[0] < 0 || g.values[n.outputs[0]].shape != full)
       continue;
     bool reads_chain = false, others_are_vectors = true;
     for (int in : n.inputs) {
