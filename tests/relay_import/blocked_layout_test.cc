@@ -384,9 +384,11 @@ TEST(BlockedLayout, PadOfTheSpatialAxesRunsBlocked) {
     auto ops = ops_of(g);
     EXPECT_EQ(ops["tetune.AveragePoolNCHWc"], 1);
     EXPECT_EQ(ops["Pad"], 2);
-    for (const auto &n : g.nodes)
-      if (n.op == "Pad" && g.values[n.outputs[0]].name != "Z")
+    for (const auto &n : g.nodes) {
+      if (n.op == "Pad" && g.values[n.outputs[0]].name != "Z") {
         EXPECT_EQ(g.values[n.outputs[0]].shape, (Shape{1, 2, 11, 11, 16})) << "H and W padded, blocks kept";
+      }
+    }
     // In: X; out: Y, and the NCHW copy the channel-padding Pad reads.
     EXPECT_EQ(ops["tetune.ToBlocked"], 1);
     EXPECT_EQ(ops["tetune.ToPlain"], 2);
