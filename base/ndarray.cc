@@ -91,6 +91,12 @@ double NDArray::get(int64_t i) const {
   return 0;
 }
 
+std::vector<int64_t> NDArray::ints() const {
+  std::vector<int64_t> r(static_cast<size_t>(size()));
+  for (int64_t k = 0; k < size(); k++) r[k] = get_int(k);
+  return r;
+}
+
 int64_t NDArray::get_int(int64_t i) const {
   const void *p = storage_.data();
   if (dtype_.code == DType::Int && dtype_.bits == 64) return static_cast<const int64_t *>(p)[i];

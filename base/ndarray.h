@@ -61,6 +61,8 @@ class NDArray {
    * truncated toward zero and saturated, NaN gives 0.
    */
   int64_t get_int(int64_t i) const;
+  /** Every element as get_int gives it, in row-major order (a shape, axes, pads...). */
+  std::vector<int64_t> ints() const;
   /** Stores v into element i, converted (rounded / saturated per C rules) to the dtype. */
   void set(int64_t i, double v);
 

@@ -102,7 +102,7 @@ struct Walker {
       std::vector<int64_t> axes;
       if (g.opset < 10) axes = n.attr_ints("axes");
       else if (n.inputs.size() > 3 && n.inputs[3] >= 0 && g.values[n.inputs[3]].is_const())
-        for (int64_t i = 0; i < g.values[n.inputs[3]].data->size(); i++) axes.push_back(g.values[n.inputs[3]].data->get_int(i));
+        axes = g.values[n.inputs[3]].data->ints();
       bool sliced = axes.empty();  // no axes: every axis is sliced
       for (auto x : axes) sliced = sliced || norm_axis(x, R) == a;
       if (sliced) refuse(n, v0, "slicing along the data-dependent axis");

@@ -52,9 +52,7 @@ const NDArray *LowerContext::cdata(int i) const {
 std::vector<int64_t> LowerContext::const_ints(int i, const std::string &what) const {
   const NDArray *a = cdata(i);
   if (!a) fail("input " + std::to_string(i) + " (" + what + ") must be a constant (after folding), '" + value(i).name + "' is not");
-  std::vector<int64_t> r(a->size());
-  for (int64_t k = 0; k < a->size(); k++) r[k] = a->get_int(k);
-  return r;
+  return a->ints();
 }
 
 std::vector<double> LowerContext::const_floats(int i, const std::string &what) const {

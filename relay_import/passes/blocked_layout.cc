@@ -443,10 +443,7 @@ bool Rewriter::move_pad(int id) {
   if (!attr_pads && (n.inputs.size() < 2 || n.inputs[1] < 0 || !g_.values[n.inputs[1]].is_const() ||
                      (n.inputs.size() > 3 && n.inputs[3] >= 0)))  // pads given per listed axes: left as they are
     return false;
-  std::vector<int64_t> pads;
-  if (attr_pads) pads = n.attr_ints("pads");
-  else
-    for (int64_t i = 0; i < g_.values[n.inputs[1]].data->size(); i++) pads.push_back(g_.values[n.inputs[1]].data->get_int(i));
+  const std::vector<int64_t> pads = attr_pads ? n.attr_ints("pads") : g_.values[n.inputs[1]].data->ints();
   if (pads.size() != 8 || pads[0] || pads[1] || pads[4] || pads[5]) return false;
   const std::vector<int64_t> blocked_pads = {0, 0, pads[2], pads[3], 0, 0, 0, pads[6], pads[7], 0};
   std::vector<int> inputs = {src};

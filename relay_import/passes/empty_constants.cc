@@ -24,9 +24,7 @@ void set_empty(Graph &g, Node &n, DType dtype) {
 // A constant int input's values, or false when input i is absent or not constant.
 bool const_ints(const Graph &g, const Node &n, size_t i, std::vector<int64_t> &out) {
   if (i >= n.inputs.size() || n.inputs[i] < 0 || !g.values[n.inputs[i]].is_const()) return false;
-  const NDArray &a = *g.values[n.inputs[i]].data;
-  out.clear();
-  for (int64_t k = 0; k < a.size(); k++) out.push_back(a.get_int(k));
+  out = g.values[n.inputs[i]].data->ints();
   return true;
 }
 
