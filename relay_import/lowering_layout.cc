@@ -9,8 +9,9 @@
 //
 //   tetune.ToBlocked  [N, C, H, W] -> [N, C/b, H, W, b]  (attribute block = b)
 //   tetune.ToPlain    [N, C/b, H, W, b] -> [N, C, H, W]  (attribute channels = C)
-//   tetune.ConvNCHWc  x [N, C/ib, H, W, ib], w [K/ob, C/ib, R, S, ib, ob] (OIHW[ib]i[ob]o), optional bias [K];
-//                     attributes strides (2), pads (4: top, left, bottom, right), channels (K) -> [N, K/ob, OH, OW, ob]
+//   tetune.ConvNCHWc  x [N, C/ib, H, W, ib], w [K/ob, C/ib/G, R, S, ib, ob] (OIHW[ib]i[ob]o), optional bias [K];
+//                     attributes strides (2), pads (4: top, left, bottom, right), channels (K), groups (G: groups
+//                     of whole blocks, ops::conv2d_nchwc; default 1) -> [N, K/ob, OH, OW, ob]
 //   tetune.DepthwiseConvNCHWc  x [N, C/b, H, W, b], w [C/b, R, S, b], optional bias [C]; attributes
 //                     strides (2), pads (4), dilations (2) -> [N, C/b, OH, OW, b]
 //   tetune.ToBlockedWeight  [K, C, R, S] -> [K/ob, C/ib, R, S, ib, ob] (attributes in_block, out_block), for a
@@ -73,7 +74,7 @@ LOWER(l_conv_nchwc) {
   Tensor w = c.in_rank(1, 6, "weight");
   auto strides = c.ints_attr("strides", {1, 1}, 2, 1);
   auto pads = c.ints_attr("pads", {0, 0, 0, 0}, 4, 0);
-  Tensor conv = ops::conv2d_nchwc(x, w, strides, pads, c.has(2) ? c.name() + ".conv" : c.name());
+  Tensor conv = ops::conv2d_nchwc(x, w, strides, pads, c.has(2) ? c.name() + ".conv" : c.name(), c.node().attr_i("groups", 1));
   return {add_blocked_bias(c, conv)};
 }
 

@@ -260,6 +260,40 @@ NDArray blocked_conv_weight(const NDArray &w, int64_t ib, int64_t ob) {
   return wb;
 }
 
+// Groups of whole blocks for a conv of `groups` groups from C to K channels in blocks ib, ob: the
+// groups themselves when each fills whole blocks; one per block when groups of equal width divide
+// a block b = ib = ob (ResNeXt's 4 channels per group: four groups to a block, their weights packed
+// block-diagonally, the zeros multiplied; the last block may hold padding past C); else 0 (no
+// blocked form).
+int64_t block_groups(int64_t groups, int64_t C, int64_t K, int64_t ib, int64_t ob) {
+  if (C % groups != 0 || K % groups != 0) return 0;
+  const int64_t cg = C / groups, kg = K / groups;
+  if (cg % ib == 0 && kg % ob == 0) return groups;
+  if (cg == kg && ib == ob && ib % cg == 0) return ceil_div(C, ib);
+  return 0;
+}
+
+// Grouped weight [K, C/groups, R, S] -> [K/ob, C/ib/bg, R, S, ib, ob] for bg = block_groups(...)
+// (block counts rounded up): output channel k reads input channel c of its block group's blocks
+// where c is in k's group, else 0 (padding channels among them).
+NDArray blocked_grouped_weight(const NDArray &w, int64_t groups, int64_t bg, int64_t C, int64_t ib, int64_t ob) {
+  const int64_t K = w.shape()[0], cg = w.shape()[1], R = w.shape()[2], S = w.shape()[3], kg = K / groups;
+  const int64_t KO = ceil_div(K, ob), CB = ceil_div(C, ib) / bg;
+  NDArray wb(Shape{KO, CB, R, S, ib, ob}, float32());
+  const float *src = w.data<float>();
+  float *dst = wb.data<float>();
+  for (int64_t ko = 0; ko < KO; ko++)
+    for (int64_t co = 0; co < CB; co++)
+      for (int64_t r = 0; r < R; r++)
+        for (int64_t s = 0; s < S; s++)
+          for (int64_t ci = 0; ci < ib; ci++)
+            for (int64_t kb = 0; kb < ob; kb++) {
+              const int64_t k = ko * ob + kb, c = (ko / (KO / bg) * CB + co) * ib + ci, j = c - k / kg * cg;
+              *dst++ = k < K && c < C && j >= 0 && j < cg ? src[((k * cg + j) * R + r) * S + s] : 0.f;
+            }
+  return wb;
+}
+
 // Depthwise weight [C, 1, R, S] -> [C/b, R, S, b], 0 for padding channels.
 NDArray blocked_depthwise_weight(const NDArray &w, int64_t b) {
   const int64_t C = w.shape()[0], R = w.shape()[2], S = w.shape()[3];
@@ -318,10 +352,16 @@ bool Rewriter::convert_conv(int id) {
   const int64_t group = n.attr_i("group", 1), C = x.shape[1], ib = narrow ? 1 : block_of(x.shape), ob = block_of(y.shape);
   const bool depthwise = group == C && y.shape[1] == C && w.shape[0] == C && w.shape[1] == 1 && ib == ob;
   const bool dense = group == 1 && w.shape[1] == C && dilations == std::vector<int64_t>{1, 1};
-  if (!(depthwise && w.is_const()) && !dense) return false;
+  const int64_t bg = !depthwise && group > 1 && !narrow && w.is_const() && dilations == std::vector<int64_t>{1, 1}
+                         ? block_groups(group, C, y.shape[1], ib, ob)
+                         : 0;
+  if (!(depthwise && w.is_const()) && !dense && !bg) return false;
   int wv = -1;
   const std::string layout = depthwise ? std::to_string(ib) + "c" : std::to_string(ib) + "i" + std::to_string(ob) + "o";
-  if (w.is_const()) {
+  if (bg) {
+    wv = g_.add_const(w.name + ".blocked" + layout + "g" + std::to_string(bg),
+                      blocked_grouped_weight(*w.data, group, bg, C, ib, ob));
+  } else if (w.is_const()) {
     wv = g_.add_const(w.name + ".blocked" + layout,
                       depthwise ? blocked_depthwise_weight(*w.data, ib) : blocked_conv_weight(*w.data, ib, ob));
   } else if ((wv = scaled_blocked_weight(n.inputs[1], ib, ob)) >= 0) {
@@ -346,6 +386,7 @@ bool Rewriter::convert_conv(int id) {
   conv.attrs["strides"] = Attr::of_ints(strides);
   conv.attrs["pads"] = Attr::of_ints(pads);
   if (depthwise) conv.attrs["dilations"] = Attr::of_ints(dilations);
+  if (bg > 1) conv.attrs["groups"] = Attr::of_int(bg);
   if (padded(y.shape)) conv.attrs["channels"] = Attr::of_int(y.shape[1]);
   conv.inputs = {xb, wv};
   if (n.inputs.size() > 2 && n.inputs[2] >= 0) conv.inputs.push_back(n.inputs[2]);

@@ -12,7 +12,7 @@ int new_value(Graph &g, const std::string &name, const Shape &shape) { return g.
 bool convert(Graph &g, int id) {
   const Node n = g.nodes[id];
   if (n.op != "tetune.ConvNCHWc" || n.inputs.size() < 2 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
-  if (n.attr_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1}) return false;
+  if (n.attr_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} || n.attr_i("groups", 1) != 1) return false;
   const std::vector<int64_t> pads = n.attr_ints("pads", {0, 0, 0, 0});
   // Copies: adding values below moves g.values.
   const Value x = g.values[n.inputs[0]], w = g.values[n.inputs[1]], y = g.values[n.outputs[0]];

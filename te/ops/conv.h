@@ -43,16 +43,22 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &bias = Tensor(), c
  * o = k * ob + kb. The block axes are innermost in memory: a vector of ob
  * output channels is one dense load of the weight, and the output keeps the
  * layout, so no transpose is needed (Georganas et al., SC 2018, section 3).
- * No dilation or groups. x and w share one dtype (DTypeError).
+ * With groups G > 1 (groups of whole channel blocks: C/cb and O/ob are
+ * multiples of G), output block k reads only the C/cb/G input blocks of its
+ * group, k / (O/ob/G): rco runs over those, w is [O/ob, C/cb/G, KH, KW, cb, ob]
+ * and x's block is k / (O/ob/G) * (C/cb/G) + rco. Groups narrower than a
+ * block are the caller's to pack into blocks (zero weights between them).
+ * No dilation. x and w share one dtype (DTypeError).
  * Stages: "<name>.pad" (tag "injective") when padded, then <name> (tag
  * "conv2d_nchwc"; output axes n, k, h, w, kb; reduce axes rco, ry, rci, rx,
  * in the loop order of TVM's x86 schedule).
  * ShapeError when x is not rank 5 or w not rank 6, when their channel blocks
  * disagree, or when the kernel exceeds the padded input; AttributeError for
- * strides < 1 or pads < 0.
+ * strides < 1, pads < 0, or groups that do not divide both block counts.
  */
 Tensor conv2d_nchwc(const Tensor &x, const Tensor &w, const std::vector<int64_t> &strides = {1, 1},
-                    const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::string &name = "conv2d_nchwc");
+                    const std::vector<int64_t> &pads = {0, 0, 0, 0}, const std::string &name = "conv2d_nchwc",
+                    int64_t groups = 1);
 
 /**
  * Depthwise convolution (groups = channels, one filter per channel) in the

@@ -396,3 +396,49 @@ TEST(BlockedLayout, PadOfTheSpatialAxesRunsBlocked) {
     expect_same(run(std::move(g), x), run(imported_pad(), x));
   }
 }
+
+namespace {
+// X [1, C, 10, 10] -> Relu(Conv1x1(C -> C)) -> Relu(Conv3x3 in `group` groups (C -> C)) -> Conv1x1(C -> 16) = Y.
+std::string grouped_model(int64_t C, int64_t group) {
+  onnx::ModelProto m;
+  auto *g = start_model(m, "grouped");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, C, 10, 10});
+  conv(g, "X", "a0", C, C, 1, 1, 1);
+  add_node(g, "Relu", {"a0"}, {"a"});
+  conv(g, "a", "b0", C, C, 3, 1, group);
+  add_node(g, "Relu", {"b0"}, {"b"});
+  conv(g, "b", "Y", C, 16, 1, 1, 1);
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 16, 10, 10});
+  return m.SerializeAsString();
+}
+}  // namespace
+
+TEST(BlockedLayout, GroupedConvsRunBlockedInGroupsOfWholeBlocks) {
+  struct Case {
+    int64_t C, group, block_groups;
+  };
+  // ResNeXt's 4 channels per group (4 groups to a block); groups of 2 whole blocks;
+  // RegNet's 8 channels per group on 24 channels padded to 2 blocks.
+  for (const Case &k : {Case{32, 8, 2}, Case{64, 2, 2}, Case{24, 3, 2}}) {
+    SCOPED_TRACE("C=" + std::to_string(k.C) + " group=" + std::to_string(k.group));
+    auto graph = [&] { return relay::import_onnx_bytes(grouped_model(k.C, k.group), "grouped.onnx", relay::ImportOptions()); };
+    relay::Graph g = graph();
+    EXPECT_EQ(relay::convert_to_blocked_layout(g, 16).convs, 3);
+    EXPECT_EQ(ops_of(g)["Conv"], 0);
+    EXPECT_EQ(ops_of(g)["tetune.ToPlain"], 1) << "one transform in, one out";
+    EXPECT_EQ(ops_of(g)["tetune.ToBlocked"], 1);
+    int grouped = 0;
+    for (const auto &n : g.nodes)
+      if (!n.dead && n.op == "tetune.ConvNCHWc" && n.attr_i("groups", 1) != 1) {
+        grouped++;
+        EXPECT_EQ(n.attr_i("groups", 1), k.block_groups);
+      }
+    EXPECT_EQ(grouped, 1);
+    NDArray x = NDArray::random({1, k.C, 10, 10}, float32(), 5, -0.5, 0.5);
+    expect_same(run(std::move(g), x), run(graph(), x));
+  }
+  // 6 channels per group neither fill nor divide a block of 16: the grouped conv stays NCHW.
+  relay::Graph g = relay::import_onnx_bytes(grouped_model(48, 8), "grouped.onnx", relay::ImportOptions());
+  EXPECT_EQ(relay::convert_to_blocked_layout(g, 16).convs, 2);
+  EXPECT_EQ(ops_of(g)["Conv"], 1);
+}

@@ -86,15 +86,20 @@ TEST(Conv2d, Errors) {
 
 // The blocked conv equals the NCHW conv on the same numbers, re-laid out:
 // x[n, c / cb, h, w, c % cb], w[o / ob, c / cb, ky, kx, c % cb, o % ob].
+// With groups (of whole blocks), each output block reads only its group's input blocks.
 TEST(Conv2dNchwc, MatchesNchwConvInBlockedLayouts) {
   struct Case {
-    int64_t N, C, H, W, O, K, cb, ob, stride, pad;
+    int64_t N, C, H, W, O, K, cb, ob, stride, pad, groups;
   };
-  for (const Case &k : {Case{1, 8, 7, 9, 6, 3, 4, 3, 1, 1}, Case{2, 4, 8, 6, 4, 3, 2, 4, 2, 0}, Case{1, 6, 5, 5, 4, 1, 3, 2, 1, 0}}) {
-    SCOPED_TRACE("C=" + std::to_string(k.C) + " cb=" + std::to_string(k.cb) + " stride=" + std::to_string(k.stride));
-    ConvCase c{k.N, k.C, k.H, k.W, k.O, k.K, k.K, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, {1, 1}, 1, false};
+  for (const Case &k : {Case{1, 8, 7, 9, 6, 3, 4, 3, 1, 1, 1}, Case{2, 4, 8, 6, 4, 3, 2, 4, 2, 0, 1},
+                        Case{1, 6, 5, 5, 4, 1, 3, 2, 1, 0, 1}, Case{1, 8, 6, 5, 8, 3, 2, 2, 1, 1, 2},
+                        Case{1, 8, 7, 6, 4, 3, 2, 1, 2, 1, 4}}) {
+    SCOPED_TRACE("C=" + std::to_string(k.C) + " cb=" + std::to_string(k.cb) + " stride=" + std::to_string(k.stride) +
+                 " groups=" + std::to_string(k.groups));
+    ConvCase c{k.N, k.C, k.H, k.W, k.O, k.K, k.K, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, {1, 1}, k.groups, false};
+    const int64_t CG = k.C / k.groups;
     int64_t OH = (k.H + 2 * k.pad - k.K) / k.stride + 1, OW = (k.W + 2 * k.pad - k.K) / k.stride + 1;
-    NDArray x = test::random({k.N, k.C, k.H, k.W}, float32(), 7), w = test::random({k.O, k.C, k.K, k.K}, float32(), 8);
+    NDArray x = test::random({k.N, k.C, k.H, k.W}, float32(), 7), w = test::random({k.O, CG, k.K, k.K}, float32(), 8);
     std::vector<float> vx = test::to_vec(x), vw = test::to_vec(w);
     std::vector<float> ref = conv_ref(vx, vw, {}, c, OH, OW);
     std::vector<float> bx(vx.size()), bw(vw.size()), bref(ref.size());
@@ -103,17 +108,17 @@ TEST(Conv2dNchwc, MatchesNchwConvInBlockedLayouts) {
         for (int64_t i = 0; i < k.H * k.W; i++)
           bx[((n * (k.C / k.cb) + ch / k.cb) * k.H * k.W + i) * k.cb + ch % k.cb] = vx[(n * k.C + ch) * k.H * k.W + i];
     for (int64_t o = 0; o < k.O; o++)
-      for (int64_t ch = 0; ch < k.C; ch++)
+      for (int64_t ch = 0; ch < CG; ch++)  // ch: the input channel within o's group
         for (int64_t t = 0; t < k.K * k.K; t++)
-          bw[(((o / k.ob * (k.C / k.cb) + ch / k.cb) * k.K * k.K + t) * k.cb + ch % k.cb) * k.ob + o % k.ob] =
-              vw[(o * k.C + ch) * k.K * k.K + t];
+          bw[(((o / k.ob * (CG / k.cb) + ch / k.cb) * k.K * k.K + t) * k.cb + ch % k.cb) * k.ob + o % k.ob] =
+              vw[(o * CG + ch) * k.K * k.K + t];
     for (int64_t n = 0; n < k.N; n++)
       for (int64_t o = 0; o < k.O; o++)
         for (int64_t i = 0; i < OH * OW; i++)
           bref[((n * (k.O / k.ob) + o / k.ob) * OH * OW + i) * k.ob + o % k.ob] = ref[(n * k.O + o) * OH * OW + i];
     Tensor X = placeholder({k.N, k.C / k.cb, k.H, k.W, k.cb}, float32(), "X");
-    Tensor Wt = placeholder({k.O / k.ob, k.C / k.cb, k.K, k.K, k.cb, k.ob}, float32(), "W");
-    Tensor Y = ops::conv2d_nchwc(X, Wt, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, "conv");
+    Tensor Wt = placeholder({k.O / k.ob, CG / k.cb, k.K, k.K, k.cb, k.ob}, float32(), "W");
+    Tensor Y = ops::conv2d_nchwc(X, Wt, {k.stride, k.stride}, {k.pad, k.pad, k.pad, k.pad}, "conv", k.groups);
     Shape so = {k.N, k.O / k.ob, OH, OW, k.ob};
     ASSERT_EQ(Y.shape(), so);
     auto out = evaluate({Y}, {X, Wt}, {test::from_vec(X.shape(), bx), test::from_vec(Wt.shape(), bw)});
@@ -171,6 +176,10 @@ TEST(Conv2dNchwc, Errors) {
   EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 3, 3, 8, 8}, float32(), "W")), ShapeError);  // block 8 vs 4
   EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 7, 3, 4, 8}, float32(), "W")), ShapeError);  // kernel > input
   EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 3, 3, 4, 8}, float32(), "W"), {0, 1}), AttributeError);
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({3, 1, 3, 3, 4, 8}, float32(), "W"), {1, 1}, {0, 0, 0, 0}, "c", 2),
+               AttributeError);  // 2 groups of 3 output blocks
+  EXPECT_THROW(ops::conv2d_nchwc(X, placeholder({2, 2, 3, 3, 4, 8}, float32(), "W"), {1, 1}, {0, 0, 0, 0}, "c", 2),
+               ShapeError);  // 2 groups read 1 input block each, not 2
   EXPECT_THROW(ops::conv2d_nchwc(placeholder({1, 8, 5, 5}, float32(), "X4"), placeholder({2, 2, 3, 3, 4, 8}, float32(), "W")),
                ShapeError);  // rank 4
 }
