@@ -242,24 +242,6 @@ int Rewriter::blocked_channel_operand(int v, const Shape &out, float pad) {
   return g_.add_const(val.name + ".nchw" + std::to_string(b) + "c", r);
 }
 
-// Weight [K, C, R, S] -> [K/ob, C/ib, R, S, ib (input channel), ob (output channel)], 0 for padding channels.
-NDArray blocked_conv_weight(const NDArray &w, int64_t ib, int64_t ob) {
-  const int64_t K = w.shape()[0], C = w.shape()[1], R = w.shape()[2], S = w.shape()[3];
-  NDArray wb(Shape{ceil_div(K, ob), ceil_div(C, ib), R, S, ib, ob}, float32());
-  const float *src = w.data<float>();
-  float *dst = wb.data<float>();
-  for (int64_t ko = 0; ko < ceil_div(K, ob); ko++)
-    for (int64_t co = 0; co < ceil_div(C, ib); co++)
-      for (int64_t r = 0; r < R; r++)
-        for (int64_t s = 0; s < S; s++)
-          for (int64_t ci = 0; ci < ib; ci++)
-            for (int64_t kb = 0; kb < ob; kb++) {
-              const int64_t k = ko * ob + kb, c = co * ib + ci;
-              *dst++ = k < K && c < C ? src[((k * C + c) * R + r) * S + s] : 0.f;
-            }
-  return wb;
-}
-
 // Groups of whole blocks for a conv of `groups` groups from C to K channels in blocks ib, ob: the
 // groups themselves when each fills whole blocks; one per block when groups of equal width divide
 // a block b = ib = ob (ResNeXt's 4 channels per group: four groups to a block, their weights packed
@@ -273,11 +255,11 @@ int64_t block_groups(int64_t groups, int64_t C, int64_t K, int64_t ib, int64_t o
   return 0;
 }
 
-// Grouped weight [K, C/groups, R, S] -> [K/ob, C/ib/bg, R, S, ib, ob] for bg = block_groups(...)
-// (block counts rounded up): output channel k reads input channel c of its block group's blocks
-// where c is in k's group, else 0 (padding channels among them).
-NDArray blocked_grouped_weight(const NDArray &w, int64_t groups, int64_t bg, int64_t C, int64_t ib, int64_t ob) {
-  const int64_t K = w.shape()[0], cg = w.shape()[1], R = w.shape()[2], S = w.shape()[3], kg = K / groups;
+// Weight [K, C/groups, R, S] -> [K/ob, C/ib/bg, R, S, ib (input channel), ob (output channel)] for
+// bg = block_groups(...) (1 for a dense conv; block counts rounded up): output channel k reads input
+// channel c of its block group's blocks where c is in k's group, else 0 (padding channels among them).
+NDArray blocked_conv_weight(const NDArray &w, int64_t ib, int64_t ob, int64_t groups = 1, int64_t bg = 1) {
+  const int64_t K = w.shape()[0], cg = w.shape()[1], R = w.shape()[2], S = w.shape()[3], kg = K / groups, C = cg * groups;
   const int64_t KO = ceil_div(K, ob), CB = ceil_div(C, ib) / bg;
   NDArray wb(Shape{KO, CB, R, S, ib, ob}, float32());
   const float *src = w.data<float>();
@@ -359,8 +341,7 @@ bool Rewriter::convert_conv(int id) {
   int wv = -1;
   const std::string layout = depthwise ? std::to_string(ib) + "c" : std::to_string(ib) + "i" + std::to_string(ob) + "o";
   if (bg) {
-    wv = g_.add_const(w.name + ".blocked" + layout + "g" + std::to_string(bg),
-                      blocked_grouped_weight(*w.data, group, bg, C, ib, ob));
+    wv = g_.add_const(w.name + ".blocked" + layout + "g" + std::to_string(bg), blocked_conv_weight(*w.data, ib, ob, group, bg));
   } else if (w.is_const()) {
     wv = g_.add_const(w.name + ".blocked" + layout,
                       depthwise ? blocked_depthwise_weight(*w.data, ib) : blocked_conv_weight(*w.data, ib, ob));

@@ -14,12 +14,12 @@
 //    [K/b, C, R, S, 1, b] (onnxruntime's NCHWc convs read such inputs NCHW too);
 //  * depthwise (group = C = K), constant weight: tetune.DepthwiseConvNCHWc,
 //    weight [C/b, R, S, b];
-//  * other groups, constant weight, dilation 1, C and K whole blocks: a
-//    tetune.ConvNCHWc of groups of whole blocks (attribute groups), either
-//    the conv's own groups when each fills whole blocks, or one group per
-//    block where groups of equal width divide it (ResNeXt's 32 groups of 4
-//    channels: 4 to a block, the weight block-diagonal, b/4 times the
-//    multiplies of the grouped conv, all of them vector FMAs);
+//  * other groups, constant weight, dilation 1: a tetune.ConvNCHWc of groups
+//    of whole blocks (attribute groups), either the conv's own groups when
+//    each fills whole blocks, or one group per block where groups of equal
+//    width divide it (ResNeXt's 32 groups of 4 channels: 4 to a block, the
+//    weight block-diagonal, b/4 times the multiplies of the grouped conv, all
+//    of them vector FMAs);
 // Its output goes back to NCHW through tetune.ToPlain, and the pass then
 // moves that transform down the graph:
 //  * an elementwise op (activation, residual Add, Mul, Clip...) whose data
