@@ -136,6 +136,8 @@ ZOO = {
     "squeezenet1_0": (tv(torchvision.models.squeezenet1_0), IMAGE, ["logits"]),
     "googlenet": (tv(torchvision.models.googlenet, aux_logits=False, init_weights=True), IMAGE, ["logits"]),
     "shufflenet_v2": (tv(torchvision.models.shufflenet_v2_x1_0), IMAGE, ["logits"]),
+    "regnet_y_400mf": (tv(torchvision.models.regnet_y_400mf), IMAGE, ["logits"]),
+    "resnext50_32x4d": (tv(torchvision.models.resnext50_32x4d), IMAGE, ["logits"]),
     "densenet121": (tv(torchvision.models.densenet121), IMAGE, ["logits"]),
     "swin_t": (tv(torchvision.models.swin_t), IMAGE, ["logits"]),
     "convnext_tiny": (tv(torchvision.models.convnext_tiny), IMAGE, ["logits"]),
