@@ -326,7 +326,8 @@ void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegister
   int64_t chan_tiles = divisor_upto(blocks, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * tile_rows * row_bytes)));
   while (chan_tiles > 1 && blocks / chan_tiles * row_tiles < wanted) chan_tiles = divisor_upto(blocks, chan_tiles - 1);
   ss::set_tile(c, out_chans, {1, chan_tiles, b.chans});
-  ss::set_tile(c, cols, {1, cols.extent / b.cols, b.cols});
+  // Columns that do not divide the width (a prime one, 17) in guarded tiles of b.cols.
+  ss::set_tile(c, cols, cols.extent % b.cols ? std::vector<int64_t>{1, 1, b.cols} : std::vector<int64_t>{1, cols.extent / b.cols, b.cols});
   if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, 1, b.rows} : std::vector<int64_t>{1, tile_rows, 1});
   for (const auto &t : s.tiles)
     if (t.stage == S && t.levels == 2)
@@ -534,8 +535,13 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // weights, ran 10-17% slower with rows; ResNet-50's, of 4-8 MB, up
           // to 2x faster).
           const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
-          const ConvRegisterBlock b = conv_register_block(
-              out_chans->extent, rows->extent, image_rows && weight_past_l2 ? image_rows->extent : 1, lanes / width, 0);
+          // Without image rows, a width no column count divides (a prime one: Inception's 17) takes
+          // guarded tiles of columns: as 2 blocks x 1 column, 768 -> 160 channels at 17x17 ran at
+          // 166 GFLOP/s, as 2 x 6 at 405 (bench/RESULTS.md, twelfth session).
+          const bool rows_of_image = image_rows && weight_past_l2;
+          const ConvRegisterBlock b =
+              conv_register_block(out_chans->extent, rows->extent, rows_of_image ? image_rows->extent : 1, lanes / width, 0,
+                                  !rows_of_image && divisor_upto(rows->extent, lanes / width) == 1);
           // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
           chunked = !narrow_input && b.useful > pb.useful;
           if (chunked)

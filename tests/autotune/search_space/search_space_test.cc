@@ -791,6 +791,11 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   const Candidate small_prime = front({1, 1024, 14, 14, 64, 1, 1, 8, 8, 2, 0}, kAvx2);
   EXPECT_EQ(param(small_prime, ".tile.k.3"), 1) << small_prime.key();
   EXPECT_EQ(param(small_prime, ".tile.w.3"), 7) << small_prime.key();
+  // A prime width no column count divides (17; weight within L2): guarded tiles of 6 columns x 2 blocks
+  // (3 tiles cover 18 columns), not 1 column.
+  const Candidate odd = front({1, 768, 17, 17, 160, 1, 1, 16, 16, 1, 0}, kAvx512);
+  EXPECT_EQ(param(odd, ".tile.k.3"), 2) << odd.key();
+  EXPECT_EQ(param(odd, ".tile.w.3"), 6) << odd.key();
   // The Winograd GEMM blocks its output channels k, not the batch axis e that both inputs share.
   SearchSpace gemm(make_task("winograd_gemm", ops::build_op("winograd_gemm_nchwc", {16, 32, 28, 32, 8, 8}).outputs, kAvx2));
   ASSERT_FALSE(gemm.seeds().empty());
