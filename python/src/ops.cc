@@ -64,7 +64,8 @@ void bind_matmul_conv(py::module_ &m) {
         "dilations"_a = Ints{1, 1}, "groups"_a = 1, "name"_a = "conv2d",
         "x [N, C, H, W], w [O, C/groups, KH, KW] -> [N, O, OH, OW]; pads {top, left, bottom, right}.");
   m.def("conv2d_nchwc", &ops::conv2d_nchwc, "x"_a, "w"_a, "strides"_a = Ints{1, 1}, "pads"_a = Ints{0, 0, 0, 0},
-        "name"_a = "conv2d_nchwc", "x [N, C/cb, H, W, cb], w [O/ob, C/cb, KH, KW, cb, ob] -> [N, O/ob, OH, OW, ob].");
+        "name"_a = "conv2d_nchwc", "groups"_a = 1,
+        "x [N, C/cb, H, W, cb], w [O/ob, C/cb/groups, KH, KW, cb, ob] -> [N, O/ob, OH, OW, ob]; groups of whole blocks.");
   m.def("conv2d_transpose",
         [](const Tensor &x, const Tensor &w, const OptTensor &bias, const Ints &strides, const Ints &pads,
            const Ints &dilations, const Ints &output_padding, int64_t groups, const std::string &name) {
