@@ -333,10 +333,10 @@ bool Rewriter::convert_conv(int id) {
   if (x.is_const() || !(blockable(x) || narrow) || !blockable(y) || w.dtype != float32() || w.shape.size() != 4) return false;
   const int64_t group = n.attr_i("group", 1), C = x.shape[1], ib = narrow ? 1 : block_of(x.shape), ob = block_of(y.shape);
   const bool depthwise = group == C && y.shape[1] == C && w.shape[0] == C && w.shape[1] == 1 && ib == ob;
-  const bool dense = group == 1 && w.shape[1] == C && dilations == std::vector<int64_t>{1, 1};
-  const int64_t bg = !depthwise && group > 1 && !narrow && w.is_const() && dilations == std::vector<int64_t>{1, 1}
-                         ? block_groups(group, C, y.shape[1], ib, ob)
-                         : 0;
+  const bool undilated = dilations == std::vector<int64_t>{1, 1};
+  const bool dense = group == 1 && w.shape[1] == C && undilated;
+  const bool grouped = !depthwise && group > 1 && w.shape[1] * group == C && !narrow && w.is_const() && undilated;
+  const int64_t bg = grouped ? block_groups(group, C, y.shape[1], ib, ob) : 0;
   if (!(depthwise && w.is_const()) && !dense && !bg) return false;
   int wv = -1;
   const std::string layout = depthwise ? std::to_string(ib) + "c" : std::to_string(ib) + "i" + std::to_string(ob) + "o";
