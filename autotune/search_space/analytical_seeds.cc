@@ -272,9 +272,11 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
 //    accumulating in memory between chunks (GotoBLAS's k_c blocking: Goto and
 //    van de Geijn, "Anatomy of High-Performance Matrix Multiplication", ACM
 //    TOMS 34(3), 2008, section 6; set_chunked_tiles). chans 2 or 4: chunking
-//    pays only where blocks share the inputs. Where no divisor of the width
-//    above 1 fits (a prime width, 7) and `height` is given (> 1), `rows`
-//    image rows instead, the last tile guarded.
+//    pays only where blocks share the inputs.
+// Where no divisor of the width above 1 fits a block's columns (7 in a
+// block of 4 blocks x 3), `rows` image rows when `height` is given (> 1).
+// Where none fits even all the accumulators (a prime width above them: 17,
+// 73), without `height`, guarded tiles of columns, the last tile partial.
 // The seed takes the chunked block where it holds more output (1x1 convs of
 // 256 or more fp32 input channels on AVX2).
 constexpr int64_t kL1Bytes = 32 * 1024;  // L1d of a core: Zen 3 and 4, Skylake; Sapphire Rapids has 48 KiB
@@ -282,18 +284,19 @@ struct ConvRegisterBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
 };
-// With `tail_cols`, the columns need not divide the width: the last tile is
-// guarded (a stem's 109 columns, prime, in tiles of 7).
+// With `tail_cols`, the columns are the count with the fewest tiles, guarded,
+// even where a divisor fits (an image stem's, whose blocks share every load).
 ConvRegisterBlock conv_register_block(int64_t chan_extent, int64_t width, int64_t height, int64_t accumulators,
                                       int64_t panel_bytes, bool tail_cols = false) {
   const bool chunked = panel_bytes == 0;
+  const bool guarded_cols = tail_cols || (height <= 1 && divisor_upto(width, accumulators) == 1);
   ConvRegisterBlock best;
   double best_loads = 2;
   for (int64_t chans : {1, 2, 4}) {
     if (chan_extent % chans != 0 || chans > accumulators || (chunked && chans == 1)) continue;
     if (!chunked && chans > 1 && chans * panel_bytes > kL1Bytes / 2) continue;
     const int64_t cap = accumulators / chans;
-    ConvRegisterBlock b{chans, tail_cols ? rows_upto(width, cap) : divisor_upto(width, cap), 1, 0};
+    ConvRegisterBlock b{chans, guarded_cols ? rows_upto(width, cap) : divisor_upto(width, cap), 1, 0};
     b.useful = static_cast<double>(chans * b.cols) * width / ((width + b.cols - 1) / b.cols * b.cols);
     if (b.cols == 1 && height > 1) {
       b.rows = std::min(height, accumulators / chans);
@@ -539,9 +542,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // guarded tiles of columns: as 2 blocks x 1 column, 768 -> 160 channels at 17x17 ran at
           // 166 GFLOP/s, as 2 x 6 at 405 (bench/RESULTS.md, twelfth session).
           const bool rows_of_image = image_rows && weight_past_l2;
-          const ConvRegisterBlock b =
-              conv_register_block(out_chans->extent, rows->extent, rows_of_image ? image_rows->extent : 1, lanes / width, 0,
-                                  !rows_of_image && divisor_upto(rows->extent, lanes / width) == 1);
+          const ConvRegisterBlock b = conv_register_block(out_chans->extent, rows->extent,
+                                                          rows_of_image ? image_rows->extent : 1, lanes / width, 0);
           // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
           chunked = !narrow_input && b.useful > pb.useful;
           if (chunked)

@@ -796,6 +796,13 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   const Candidate odd = front({1, 768, 17, 17, 160, 1, 1, 16, 16, 1, 0}, kAvx512);
   EXPECT_EQ(param(odd, ".tile.k.3"), 2) << odd.key();
   EXPECT_EQ(param(odd, ".tile.w.3"), 6) << odd.key();
+  // The same for a whole-panel block (5 output blocks: no pairs to chunk; Inception's 73x73 conv):
+  // 1 block x 13 guarded columns (6 tiles cover 78), not 1 x 1; equal to the reference.
+  Checker panel(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 64, 73, 73, 80, 1, 1, 16, 16, 1, 0}).outputs, kAvx512));
+  ASSERT_FALSE(panel.space.seeds().empty());
+  EXPECT_EQ(param(panel.space.seeds().front(), ".tile.k.3"), 1) << panel.space.seeds().front().key();
+  EXPECT_EQ(param(panel.space.seeds().front(), ".tile.w.3"), 13) << panel.space.seeds().front().key();
+  panel.check(panel.space.seeds().front(), "whole-panel guarded seed");
   // The Winograd GEMM blocks its output channels k, not the batch axis e that both inputs share.
   SearchSpace gemm(make_task("winograd_gemm", ops::build_op("winograd_gemm_nchwc", {16, 32, 28, 32, 8, 8}).outputs, kAvx2));
   ASSERT_FALSE(gemm.seeds().empty());
