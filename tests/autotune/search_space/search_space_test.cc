@@ -900,6 +900,30 @@ TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
   }
 }
 
+// A simple stage's seed runs in parallel over its fewest outer loops that give
+// 16 tasks per thread, the rest whole in each task (the Winograd input
+// transform [16, 4, 784, 16], e x c x p x cb).
+TEST(SearchSpace, SimpleSeedRunsInParallelOverItsOuterLoopsOnly) {
+  for (int threads : {1, 2, 8}) {
+    Checker ch(make_task("winograd_input", ops::build_op("winograd_input_nchwc", {1, 64, 56, 56, 16, 2, 1}).outputs,
+                         kAvx512, threads));
+    ASSERT_FALSE(ch.space.seeds().empty());
+    const Candidate seed = ch.space.seeds().front();
+    Schedule s = ch.space.schedule(seed);
+    int64_t parallel = 0;
+    for (const auto &st : s.stages())
+      if (st.name == ch.task.outputs[0].name())
+        for (const auto &leaf : st.leaves)
+          if (leaf.annotation == "parallel") parallel = leaf.extent;
+    // 16 tasks per thread: e alone at 1 thread, (e, c) at 2 (64, in 32 tasks of 2), (e, c, p) at 8. The
+    // tile axis p stays a whole loop inside each task where (e, c) suffice.
+    const std::string trace = trace_to_json(s);
+    EXPECT_EQ(parallel, 16 * threads) << threads << " threads: " << trace;
+    EXPECT_EQ(trace.find("\"p\"") == std::string::npos, threads <= 2) << trace;
+    ch.check(seed, "seed");
+  }
+}
+
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
 // (or 2x128 is refused, past the vector limit) with the block size and each
 // axis' S2 x S3 tile kept, so a search is not stuck behind spilling blocks.
