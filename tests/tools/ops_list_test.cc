@@ -60,7 +60,9 @@ TEST(TetuneOps, ListsEveryRegisteredOpWithItsFormAndExample) {
   }
   // Every other line is the header or the closing count.
   for (const auto &[first, w] : lines)
-    if (!names.count(first)) EXPECT_TRUE(first == "name" || w[1] == "operators.") << "unexpected line: " << first;
+    if (!names.count(first)) {
+      EXPECT_TRUE(first == "name" || w[1] == "operators.") << "unexpected line: " << first;
+    }
   EXPECT_NE(out.find(std::to_string(ops::op_registry().size()) + " operators."), std::string::npos) << out;
 }
 
