@@ -808,6 +808,12 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   ASSERT_FALSE(gemm.seeds().empty());
   EXPECT_EQ(param(gemm.seeds().front(), ".tile.k.3"), 2) << gemm.seeds().front().key();
   EXPECT_EQ(param(gemm.seeds().front(), ".tile.e.3"), 1) << gemm.seeds().front().key();
+  // Its accumulators in a local copy (cache_write), written back once after the reduction.
+  const std::string gemm_trace = trace_to_json(gemm.schedule(gemm.seeds().front()));
+  EXPECT_NE(gemm_trace.find("cache_write"), std::string::npos) << gemm_trace;
+  Checker narrow_gemm(make_task("winograd_gemm", ops::build_op("winograd_gemm_nchwc", {16, 32, 37, 64, 16, 16}).outputs, kAvx512));
+  ASSERT_FALSE(narrow_gemm.space.seeds().empty());
+  narrow_gemm.check(narrow_gemm.space.seeds().front(), "Winograd GEMM seed");
 
   Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 32, 14, 14, 32, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
   for (const Candidate &c : ch.space.seeds()) ch.check(c, "seed");
