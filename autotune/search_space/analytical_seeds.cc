@@ -29,8 +29,9 @@
 //    output-channel blocks and columns, its reduction in chunks that fit L1
 //    where their block holds more (conv_register_block).
 // Every other choice of the sketch gets its analytical value (fill_choices):
-// elementwise stages vectorized and parallel over all their outer loops,
-// parallel grain 16 tasks per thread, tiled stages parallel over every S0
+// elementwise stages vectorized and parallel over their fewest outer loops
+// that give 16 tasks per thread (simple_parallel_loops), parallel grain 16
+// tasks per thread, tiled stages parallel over every S0
 // loop. The models fix structure, not exact sizes: the search then moves
 // factors, and measurement decides.
 #include <algorithm>
@@ -433,7 +434,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
     const Sketch &s = impl_->sketches[si];
     // A DAG of elementwise and injective stages only (data movement, a
     // Winograd transform): the analytical choices alone, full-width vectors
-    // parallel over every outer loop. Not where a stage reduces (layer norm,
+    // parallel over the outer loops (filled). Not where a stage reduces (layer norm,
     // softmax): vectors across rows gather, and ran no faster than the
     // elementwise default; and Halide 14 mis-lowers a reduction's update
     // whose rows are one more than the vector (3 rows by 2 lanes) when it
