@@ -29,6 +29,14 @@ const Target kAvx512{"x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake
 const Target kAvx2{"x86-64-linux-avx-avx2-f16c-fma-sse41"};
 Task avx512_task(const std::string &name, const std::vector<Tensor> &outputs) { return make_task(name, outputs, kAvx512); }
 
+// The extent of st's parallel loop; 0 when it has none.
+int64_t parallel_extent(const StageInfo &st) {
+  int64_t extent = 0;
+  for (const auto &leaf : st.leaves)
+    if (leaf.annotation == "parallel") extent = leaf.extent;
+  return extent;
+}
+
 std::vector<Tensor> gemm(int M, int N, int K) {
   Tensor A = placeholder({M, K}, float32(), "A");
   Tensor B = placeholder({K, N}, float32(), "B");
@@ -897,10 +905,7 @@ TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
     Schedule s = ch.space.schedule(c);
     for (const auto &st : s.stages()) {
       if (st.attach.kind != Attach::Root || st.kind != StageInfo::Compute) continue;
-      int64_t parallel = 0;
-      for (const auto &leaf : st.leaves)
-        if (leaf.annotation == "parallel") parallel = leaf.extent;
-      EXPECT_GE(parallel, 2) << st.name << " of " << c.key() << ": " << trace_to_json(s);
+      EXPECT_GE(parallel_extent(st), 2) << st.name << " of " << c.key() << ": " << trace_to_json(s);
     }
     ch.check(c, "seed");
   }
@@ -918,9 +923,7 @@ TEST(SearchSpace, SimpleSeedRunsInParallelOverItsOuterLoopsOnly) {
     Schedule s = ch.space.schedule(seed);
     int64_t parallel = 0;
     for (const auto &st : s.stages())
-      if (st.name == ch.task.outputs[0].name())
-        for (const auto &leaf : st.leaves)
-          if (leaf.annotation == "parallel") parallel = leaf.extent;
+      if (st.name == ch.task.outputs[0].name()) parallel = parallel_extent(st);
     // 16 tasks per thread: e alone at 1 thread, (e, c) at 2 (64, in 32 tasks of 2), (e, c, p) at 8. The
     // tile axis p stays a whole loop inside each task where (e, c) suffice.
     const std::string trace = trace_to_json(s);
