@@ -53,16 +53,37 @@ int TaskScheduler::remaining() const {
   return std::max(0, opt_.total_trials - trials_used());
 }
 
-double TaskScheduler::objective() const {
+namespace {
+
+// The sum of a task's rivals' best latencies (inf when one has none).
+double rivals_ms(const SchedTaskInfo &t, const std::vector<double> &best_ms) {
+  double sum = 0;
+  for (int r : t.rivals) sum += best_ms.at(r);
+  return sum;
+}
+
+}  // namespace
+
+double objective(const std::vector<SchedTaskInfo> &tasks, const std::vector<double> &best_ms) {
   double f = 0;
-  for (size_t i = 0; i < tasks_.size(); i++)
-    if (std::isfinite(state_[i].best_ms)) f += tasks_[i].weight * state_[i].best_ms;
+  for (size_t i = 0; i < tasks.size(); i++) {
+    const double g = best_ms.at(i);
+    if (!std::isfinite(g)) continue;
+    if (tasks[i].rivals.empty()) f += tasks[i].weight * g;
+    else if (const double r = rivals_ms(tasks[i], best_ms); std::isfinite(r)) f -= tasks[i].weight * std::max(0.0, r - g);
+  }
   return f;
+}
+
+double TaskScheduler::objective() const {
+  std::vector<double> best;
+  for (const auto &s : state_) best.push_back(s.best_ms);
+  return autotune::objective(tasks_, best);
 }
 
 int TaskScheduler::tasks_without_result() const {
   int n = 0;
-  for (const auto &s : state_) n += std::isfinite(s.best_ms) ? 0 : 1;
+  for (size_t i = 0; i < tasks_.size(); i++) n += tasks_[i].rivals.empty() && !std::isfinite(state_[i].best_ms);
   return n;
 }
 
@@ -71,6 +92,11 @@ double TaskScheduler::gradient(int i) const {
   const auto &t = tasks_.at(i);
   if (!std::isfinite(s.best_ms)) return -std::numeric_limits<double>::infinity();
   double g = s.best_ms;
+  if (!t.rivals.empty() && s.trials >= kRivalStartBatches * opt_.batch) {
+    std::vector<double> best;
+    for (const auto &st : state_) best.push_back(st.best_ms);
+    if (g > kRivalReach * rivals_ms(t, best)) return 0;  // out of reach of the form the model runs (never while a rival has no result)
+  }
   // Backward window: latency change per round over the last dt rounds.
   double backward = 0;
   int dt = opt_.backward_window;

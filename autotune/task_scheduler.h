@@ -2,7 +2,8 @@
 // decides which task of a model gets the next batch of measurement trials.
 //
 // Objective: f = sum_i w_i * g_i, with g_i the best latency (ms) of task i and
-// w_i its number of occurrences in the model.
+// w_i its number of occurrences in the model; a task that is another form of
+// other tasks' kernels counts by what it saves over them (SchedTaskInfo::rivals).
 //
 // Warm-up: round robin, every task is first topped up to warmup_trials records
 // (default one batch; min with its cap; stored records count). With a measured
@@ -54,7 +55,30 @@ struct SchedTaskInfo {
   double flops = 0;             // per run (C_i)
   std::string similarity_key;   // tasks with equal non-empty keys are "similar" (N(i))
   int max_trials = -1;          // cap on records of this task; < 0 = none; 0 = skipped (never lifted)
+  /**
+   * Non-empty: this task is another form of the kernels these tasks run (a
+   * direct conv beside the input, GEMM and output kernels of its Winograd form,
+   * relay_import/conv_forms.h), and the model runs the faster form. f counts
+   * it only by what it saves over their sum (objective()). Once it has
+   * kRivalStartBatches batches of records, it gets no gradient while it is
+   * over kRivalReach times that sum: its default schedule is no fair
+   * comparison with tuned rivals, a schedule tuned for two batches is.
+   */
+  std::vector<int> rivals;
 };
+
+/** How far over its rivals' sum a task still gets trials by gradient (tuning seldom gains more than this). */
+constexpr double kRivalReach = 1.25;
+/** Batches of records a task with rivals gets by gradient before kRivalReach applies. */
+constexpr int kRivalStartBatches = 2;
+
+/**
+ * f = sum_i w_i * g_i over the tasks without rivals that have a result, less
+ * w_i * max(0, sum_{r in rivals_i} g_r - g_i) for each task with rivals where
+ * it and all its rivals have one (g = best_ms, inf without a result): the
+ * model's latency with each kernel in its faster form.
+ */
+double objective(const std::vector<SchedTaskInfo> &tasks, const std::vector<double> &best_ms);
 
 struct SchedulerOptions {
   int batch = 16;               // trials per step
@@ -94,9 +118,9 @@ class TaskScheduler {
   /** Result of a step: the task's record count and best latency now. No new records marks it dead. */
   void report(int i, int trials_now, double best_ms);
 
-  /** sum_i w_i * best_i over tasks with a successful record. */
+  /** autotune::objective() over the tasks' best latencies. */
   double objective() const;
-  /** Number of tasks without a successful record. */
+  /** Number of tasks without rivals and without a successful record. */
   int tasks_without_result() const;
   int trials_used() const;
   int remaining() const;  // budget left (INT_MAX when unlimited)

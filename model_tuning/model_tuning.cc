@@ -53,6 +53,18 @@ RecordStore task_records(const ModelTuneOptions &opt, const Task &t, const Batch
   return RecordStore(opt.db_path, t.workload_key, t.name, desc, std::max(1, t.threads), read_dbs);
 }
 
+// How the task scheduler sees a model task: a task of few flops is capped at small_task_trials records.
+SchedTaskInfo sched_info(const ModelTask &t, const ModelTuneOptions &opt) {
+  SchedTaskInfo si;
+  si.name = t.task.name;
+  si.weight = t.task.weight;
+  si.flops = t.task.flops;
+  si.similarity_key = t.similarity_key;
+  si.max_trials = t.task.flops < opt.small_task_flops ? std::max(0, opt.small_task_trials) : -1;
+  si.rivals = t.rivals;
+  return si;
+}
+
 // A task whose best schedules confirm_bests_as_in_model times again: a CPU task that reads constants (weights).
 bool confirmable(const Task &t) { return !t.constant_inputs.empty() && !t.target.is_gpu(); }
 
@@ -83,7 +95,8 @@ CacheState cache_state_in_model(const Task &task, double model_weight_bytes, con
 std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const ModelTuneOptions &opt) {
   if (!opt.cache_by_weights) return std::vector<CacheState>(tasks.size(), opt.measure.cache);
   double model_bytes = 0;
-  for (const auto &t : tasks) model_bytes += t.task.weight * constant_bytes(t.task);
+  for (const auto &t : tasks)
+    if (t.rivals.empty()) model_bytes += t.task.weight * constant_bytes(t.task);  // an alternative replaces, not adds
   const CacheSizes caches = host_cache_sizes();
   std::vector<CacheState> states;
   for (const auto &t : tasks)
@@ -106,7 +119,6 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
     return std::isfinite(b) ? tasks[i].task.weight * b : 0.0;
   };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return share(a) > share(b); });
-  double sum = 0;
   for (size_t i : order) {
     const Task &t = tasks[i].task;
     double &best_ms = result.tasks[i].best_ms;
@@ -156,9 +168,14 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         if (times[now[0].schedule_json] > 1) result.picks_timed_as_in_model++;
       }
     }
-    if (std::isfinite(best_ms)) sum += t.weight * best_ms;
   }
-  return sum;
+  std::vector<SchedTaskInfo> infos;
+  std::vector<double> best;
+  for (size_t i = 0; i < n; i++) {
+    infos.push_back(sched_info(tasks[i], opt));
+    best.push_back(result.tasks[i].best_ms);
+  }
+  return objective(infos, best);
 }
 
 const std::atomic<bool> *install_sigint_stop() {
@@ -190,6 +207,24 @@ std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m) {
     index[g.task.workload_key] = out.size();
     out.push_back(std::move(t));
   }
+  for (const relay::ConvForms &f : m.stats().conv_forms) {
+    if (f.winograd.size() != 3) continue;  // its input transform is shared: compile keeps Winograd (conv_forms.h)
+    auto it = index.find(f.direct.workload_key);
+    if (it != index.end()) {  // another conv of the same direct workload
+      out[it->second].task.weight += 1;
+      out[it->second].groups.push_back(f.conv);
+      continue;
+    }
+    ModelTask t;
+    t.task = f.direct;
+    t.task.weight = 1;
+    t.task.name = "direct:" + f.direct.name;
+    t.groups.push_back(f.conv);
+    t.similarity_key = op_sequence(f.direct.name);
+    for (const Task &w : f.winograd) t.rivals.push_back(static_cast<int>(index.at(w.workload_key)));
+    index[f.direct.workload_key] = out.size();
+    out.push_back(std::move(t));
+  }
   return out;
 }
 
@@ -200,6 +235,7 @@ std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const s
   relay::CompileOptions co;
   co.threads = std::max(1, threads);
   relay::set_layout(co, layout);
+  co.list_conv_forms = true;
   relay::CompiledModel m = relay::compile_groups_only(relay::import_onnx(onnx_path, io), co);
   if (kernel_groups) *kernel_groups = m.stats().kernel_groups;
   return extract_model_tasks(m);
@@ -241,13 +277,8 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     r.small = t.flops < opt.small_task_flops;
     r.best_ms = kInf;
     r.baseline_ms = kInf;
-    SchedTaskInfo si;
-    si.name = t.name;
-    si.weight = t.weight;
-    si.flops = t.flops;
-    si.similarity_key = tasks[i].similarity_key;
-    si.max_trials = r.small ? std::max(0, opt.small_task_trials) : -1;
-    infos.push_back(si);
+    r.alternative = !tasks[i].rivals.empty();
+    infos.push_back(sched_info(tasks[i], opt));
   }
   SchedulerOptions so = opt.scheduler;
   so.batch = opt.batch;
@@ -415,13 +446,15 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   res.interrupted = stop_requested();
   res.deadline = !res.interrupted && search_over();
 
+  std::vector<double> baselines;
   for (int i = 0; i < n; i++) {
     auto &r = res.tasks[i];
     r.trials = sched.state(i).trials;
     r.best_ms = sched.state(i).best_ms;
     r.gflops = std::isfinite(r.best_ms) && r.best_ms > 0 ? r.flops / (r.best_ms * 1e6) : 0;
-    if (std::isfinite(r.baseline_ms)) res.baseline_ms += r.weight * r.baseline_ms;
+    baselines.push_back(r.baseline_ms);
   }
+  res.baseline_ms = objective(infos, baselines);
   res.trials_used = sched.trials_used();
   res.estimated_after_ms = sched.objective();
   res.without_result_after = sched.tasks_without_result();

@@ -57,15 +57,30 @@ namespace autotune {
 
 struct ModelTask {
   Task task;                        // the first group's task; weight = occurrences
-  std::vector<std::string> groups;  // names of the groups sharing the workload
+  std::vector<std::string> groups;  // names of the groups sharing the workload (of an alternative: its convs' outputs)
   std::string similarity_key;       // op sequence of the group ("Conv_HardSigmoid_Mul")
+  /**
+   * Non-empty: an alternative, the direct form of convs the model runs by
+   * Winograd, whose input, GEMM and output kernels are the tasks at these
+   * indices. `compile` takes the faster form by the records
+   * (relay_import/conv_forms.h), so both are tuned (SchedTaskInfo::rivals).
+   */
+  std::vector<int> rivals;
 };
 
-/** Kernel groups of a compiled (or groups-only) model, deduplicated by workload key, in first-use order. */
+/**
+ * Kernel groups of a compiled (or groups-only) model, deduplicated by workload
+ * key, in first-use order; then the alternatives (ModelTask::rivals), one per
+ * direct-conv workload of the model's CompileStats::conv_forms (named
+ * "direct:" and the direct form's group), for each conv whose three Winograd
+ * kernels are its own.
+ */
 std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m);
 /**
- * Imports an ONNX model and extracts its tasks (compile_groups_only; tasks carry `threads`);
- * layout as relay::set_layout (the tasks `compile` builds with the same choice).
+ * Imports an ONNX model and extracts its tasks (compile_groups_only with
+ * list_conv_forms; tasks carry `threads`); layout as relay::set_layout (the
+ * tasks `compile` builds with the same choice, and with "blocked" the direct
+ * form of its Winograd convs).
  */
 std::vector<ModelTask> extract_model_tasks(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
                                            int threads, int *kernel_groups = nullptr, const std::string &layout = "blocked");
@@ -127,20 +142,21 @@ struct ModelTaskResult {
   double gflops = 0;
   double baseline_ms = 0;    // default schedule (inf when unknown)
   bool small = false;
+  bool alternative = false;  // ModelTask::rivals is non-empty: counted in the estimates only where it is the faster form
 };
 
 struct ModelTuneResult {
   std::vector<ModelTaskResult> tasks;
   int measured = 0, errors = 0, trials_used = 0, steps = 0;
   double elapsed_s = 0;
-  double estimated_before_ms = 0;   // sum w*best at start (tasks with a result then)
+  double estimated_before_ms = 0;   // sum w*best at start (tasks with a result then; autotune::objective)
   int without_result_before = 0;
   double estimated_after_ms = 0;    // sum w*best, ranked warm as the tasks were tuned
   int without_result_after = 0;
   double estimated_as_in_model_ms = -1;  // confirm_bests_as_in_model's estimate; -1 when it did not run
   int confirmable_tasks = 0;        // confirm_bests_as_in_model: CPU tasks with constants (weights) and a record
   int picks_timed_as_in_model = 0;  // of them, those whose pick has been timed with its weights flushed (now or by an earlier run)
-  double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored)
+  double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored; autotune::objective)
   bool interrupted = false, deadline = false;
 };
 
@@ -179,7 +195,8 @@ std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const
  * `top` as the model runs it. Tasks without constants, GPU tasks, and records
  * that fail to replay or measure keep their records as they are.
  * Updates result.tasks[i].best_ms to the new best and returns the estimate:
- * sum over tasks of weight x best (ms). The records are the ones tune_model
+ * sum over tasks of weight x best (ms), each alternative counted where it is
+ * the faster form (autotune::objective). The records are the ones tune_model
  * counted (options.db_path and read_dbs, this host's target with the task's
  * threads); the new ones go into options.db_path. Returns -1, measuring
  * nothing, when a driver's measure hooks measure elsewhere (tetune-mpi).

@@ -59,12 +59,24 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
     BlockedLayoutStats layout = convert_to_blocked_layout(g, channel_block(options.target));
     st.blocked_convs = layout.convs;
     st.layout_transforms = layout.transforms;
-    if (options.winograd) st.winograd_convs = convert_convs_to_winograd(g);
+    if (options.winograd) {
+      if (options.record_ms || options.list_conv_forms) st.conv_forms = conv_forms(g, options);
+      std::set<std::string> direct;
+      for (const ConvForms &f : st.conv_forms)
+        if (f.direct_faster()) direct.insert(f.conv);
+      st.winograd_convs = convert_convs_to_winograd(g, direct);
+    }
   }
+  run_cleanup_passes(g, options, &st);
+  st.nodes_after_passes = g.num_live_nodes();
+}
+
+void run_cleanup_passes(Graph &g, const CompileOptions &options, CompileStats *stats) {
+  CompileStats local;
+  CompileStats &st = stats ? *stats : local;
   if (options.flush_subnormal_weights) st.flushed_subnormals = flush_subnormal_constants(g);
   if (options.cse) st.cse_removed = eliminate_common_subexpressions(g);
   st.dce_removed = eliminate_dead_code(g);
-  st.nodes_after_passes = g.num_live_nodes();
 }
 
 int assign_buffer(std::vector<int64_t> &buffer_bytes, std::vector<int> &busy_until, int64_t bytes, int first, int last) {
@@ -424,6 +436,7 @@ std::string CompiledModel::summary() const {
      << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
   os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(" << kWinogradTile << "x" << kWinogradTile << ", 3x3)), "
      << s.layout_transforms << " layout transforms\n";
+  if (!s.conv_forms.empty()) os << "conv forms by their records (the faster of direct and Winograd):\n" << format_conv_forms(s.conv_forms);
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
   os << "weights: " << graph_.weight_bytes() + s.prepacked_bytes << " bytes (" << s.prepacked_weights

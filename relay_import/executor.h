@@ -31,6 +31,7 @@
 #include "autotune/default_schedule.h"
 #include "workload/task.h"
 #include "codegen/kernel.h"
+#include "relay_import/conv_forms.h"
 #include "relay_import/dynamic_rows.h"
 #include "relay_import/graph.h"
 #include "relay_import/passes/fusion.h"
@@ -77,6 +78,15 @@ struct CompileOptions {
   autotune::DefaultScheduleOptions untuned;
   /** Schedule of a task, with its source. Unset = default_choice(task, *this). */
   ScheduleFn schedule_for;
+  /**
+   * The time (ms per run) of the record a task's schedule comes from, NaN when
+   * it has none measured on this machine (set with schedule_for by
+   * use_tuned_schedules). Set, with winograd, each eligible conv takes the
+   * faster of its direct and Winograd forms by these times (conv_forms.h).
+   */
+  std::function<double(const tetune::Task &)> record_ms;
+  /** CompileStats::conv_forms (the tasks of both forms) also without record_ms: tuning tunes both. */
+  bool list_conv_forms = false;
 };
 
 /**
@@ -154,6 +164,7 @@ struct CompileStats {
   int fused_layer_norms = 0;                      // passes/layer_norm_fusion.h
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int winograd_convs = 0;                        // passes/winograd.h
+  std::vector<ConvForms> conv_forms;             // with record_ms or list_conv_forms: each eligible conv's two forms
   int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
   int prepacked_weights = 0;                      // constants packed once for their kernels (packed_weights.h)
   int64_t prepacked_bytes = 0;
@@ -208,6 +219,8 @@ class CompiledModel {
 
 /** Runs the graph passes in place (folding, BN folding, CSE, DCE); fills the pass counters of stats. */
 void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *stats = nullptr);
+/** The passes run_graph_passes ends with, after the layout ones: subnormal flush, CSE, DCE. */
+void run_cleanup_passes(Graph &g, const CompileOptions &options, CompileStats *stats = nullptr);
 
 /** Passes, fusion, task creation and kernel compilation. */
 CompiledModel compile_model(Graph g, const CompileOptions &options = CompileOptions());

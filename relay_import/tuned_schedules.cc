@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -188,6 +189,11 @@ void use_tuned_schedules(CompileOptions &options, const TunedLogs &logs, TunedLo
   defaults.plain_default_schedule = options.plain_default_schedule;
   defaults.untuned = options.untuned;
   options.schedule_for = make_hook(lk, stats, lookup, [defaults](const tetune::Task &t) { return default_choice(t, defaults); });
+  // Only this machine's records: a time measured elsewhere does not compare with one measured here.
+  options.record_ms = [lk](const tetune::Task &task) {
+    const Lookup::Entry &e = lk->resolve(task);
+    return e.found && e.exact && e.replays >= 0 ? e.records[e.replays].median_ms : std::numeric_limits<double>::quiet_NaN();
+  };
 }
 
 std::string format_lookup_stats(const TunedLookupStats &s) {

@@ -80,7 +80,9 @@ ScheduleFn tuned_schedule_hook(const std::string &db_path, int threads, TunedLoo
 /**
  * Sets options.schedule_for for options.threads, from db_path only. A task
  * without a usable record gets relay::default_choice(task, options) as it
- * stands now (options.untuned, options.plain_default_schedule).
+ * stands now (options.untuned, options.plain_default_schedule). Also sets
+ * options.record_ms: the time of the record schedule_for takes, when that
+ * record was measured on this machine's exact target (else NaN).
  */
 void use_tuned_schedules(CompileOptions &options, const std::string &db_path, TunedLookupStats *stats,
                          const TunedLookupOptions &lookup = TunedLookupOptions());

@@ -4,7 +4,8 @@
 //       [--db PATH] [--threads N] [--policy evolutionary] [--batch 16] [--space ansor]
 //
 // Tasks = fused kernel groups deduplicated by workload key (weight =
-// occurrences). Trials go to tasks by the gradient-based task scheduler
+// occurrences), and the direct form of the convs the model runs by Winograd,
+// so that compile can take the faster form (relay_import/conv_forms.h). Trials go to tasks by the gradient-based task scheduler
 // (autotune/task_scheduler.h); every record is committed as measured, so
 // Ctrl-C (finishes the measurement in flight, then stops) or the deadline
 // loses nothing and a rerun continues (stored records count towards --trials).
@@ -229,7 +230,8 @@ void add_tune_model_command(CLI::App &app) {
     for (size_t i = 0; i < r.tasks.size(); i++) {
       const auto &t = r.tasks[i];
       std::printf("%-4zu %-34.34s %6g %7d %10s %10s %9.2f%s\n", i + 1, t.name.c_str(), t.weight, t.trials,
-                  fmt_ms(t.baseline_ms).c_str(), fmt_ms(t.best_ms).c_str(), t.gflops, t.small ? "  (small)" : "");
+                  fmt_ms(t.baseline_ms).c_str(), fmt_ms(t.best_ms).c_str(), t.gflops,
+                  t.small ? "  (small)" : t.alternative ? "  (direct form of Winograd convs: compile takes the faster)" : "");
     }
     std::printf("trials: %d total (%d measured now, %d errors) in %.1f s, %d scheduler steps\n", r.trials_used,
                 r.measured, r.errors, r.elapsed_s, r.steps);

@@ -239,6 +239,8 @@ void bind_results(py::module_ &m) {
       .def_readonly("gflops", &ModelTaskResult::gflops)
       .def_readonly("baseline_ms", &ModelTaskResult::baseline_ms, "the default schedule (inf when unknown)")
       .def_readonly("small", &ModelTaskResult::small)
+      .def_readonly("alternative", &ModelTaskResult::alternative,
+                    "the direct form of convs the model runs by Winograd: compile_model takes the faster form by the records")
       .def("__repr__", [](const ModelTaskResult &t) {
         return "ModelTaskResult('" + t.name + "', " + std::to_string(t.trials) + " records, best " +
                std::to_string(t.best_ms) + " ms)";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,6 +129,7 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
   double t0 = now_s();
   CompiledModel m = compile_groups_only(std::move(g_in), o.compile);
   res.passes_s = now_s() - t0;
+  res.conv_forms = m.stats().conv_forms;
   Graph g = m.graph();  // shares the constants' data; packed weights are added to this copy
   std::vector<FusedGroup> groups = m.groups();
 
@@ -406,6 +408,12 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
                     {"schedule_detail", t.detail}});
     }
     js["task_schedules"] = ts;
+    ojson forms = ojson::array();
+    auto ms = [](double t) { return std::isnan(t) ? ojson(nullptr) : ojson(t); };
+    for (const ConvForms &f : res.conv_forms)
+      forms.push_back({{"conv", f.conv}, {"direct_ms", ms(f.direct_ms)}, {"winograd_ms", ms(f.winograd_ms)},
+                       {"form", f.direct_faster() ? "direct" : "winograd"}});
+    js["conv_forms"] = forms;
     // A truncated or altered file is refused before loading (check_export).
     std::vector<std::string> on_disk = {"libmodel.so"};
     if (gpu)

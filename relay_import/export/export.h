@@ -24,7 +24,10 @@
 //                     (tasks_by_source, groups_by_source: "record", "cost
 //                     model", "analytical"), per task (task_schedules) its
 //                     kernel, first group, workload key, group count,
-//                     schedule_source and schedule_detail, tetune version,
+//                     schedule_source and schedule_detail, with records
+//                     the form each Winograd-eligible conv took and the
+//                     record times that chose it (conv_forms: conv,
+//                     direct_ms, winograd_ms, form; conv_forms.h), tetune version,
 //                     and each file's size and SHA-256 (format
 //                     rt::kManifestFormat, checked before loading by
 //                     runtime/export_check.h)
@@ -66,6 +69,7 @@ struct ExportResult {
   SourceCounts task_sources;            // tasks by the source of their schedule
   SourceCounts group_sources;           // kernel groups by the source of their kernel's schedule
   std::vector<TaskSchedule> task_schedules;  // per kernel, in kernel order
+  std::vector<ConvForms> conv_forms;     // CompileStats::conv_forms: each eligible conv's form and why
   int64_t weights_bytes = 0, buffer_bytes = 0, no_reuse_bytes = 0;
   double passes_s = 0, codegen_s = 0, link_s = 0;
 };

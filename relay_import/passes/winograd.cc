@@ -25,9 +25,9 @@ bool convert(Graph &g, int id) {
 
   const int uv = g.add_const(w.name + ".winograd" + std::to_string(kWinogradTile), ops::winograd_weight(*w.data, kWinogradTile));
 
-  const std::string base = y.name + ".winograd";
-  const int v = new_value(g, base + "_input", {alpha * alpha, x.shape[1], P, x.shape[4]});
-  const int m = new_value(g, base + "_product", {alpha * alpha, y.shape[1], P, y.shape[4]});
+  const WinogradValueNames names = winograd_value_names(y.name);
+  const int v = new_value(g, names.input, {alpha * alpha, x.shape[1], P, x.shape[4]});
+  const int m = new_value(g, names.product, {alpha * alpha, y.shape[1], P, y.shape[4]});
   Node in;
   in.op = "tetune.WinogradInput";
   in.name = n.name + ".winograd_input";
@@ -56,13 +56,21 @@ bool convert(Graph &g, int id) {
   return true;
 }
 
+bool stays_direct(const Graph &g, const Node &n, const std::set<std::string> &keep_direct) {
+  return !keep_direct.empty() && n.outputs.size() == 1 && n.outputs[0] >= 0 && keep_direct.count(g.values[n.outputs[0]].name);
+}
+
 }  // namespace
 
-int convert_convs_to_winograd(Graph &g) {
+WinogradValueNames winograd_value_names(const std::string &conv_output) {
+  return {conv_output + ".winograd_input", conv_output + ".winograd_product", conv_output};
+}
+
+int convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct) {
   int converted = 0;
   const size_t before = g.nodes.size();  // the nodes added on the way are not convs
   for (size_t id = 0; id < before; id++)
-    if (!g.nodes[id].dead && convert(g, static_cast<int>(id))) converted++;
+    if (!g.nodes[id].dead && !stays_direct(g, g.nodes[id], keep_direct) && convert(g, static_cast<int>(id))) converted++;
   if (converted) g.compact();
   return converted;
 }

@@ -21,6 +21,9 @@
 // narrow convs gain little (bench/RESULTS.md, 2026-11-26 third session).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "relay_import/graph.h"
 
 namespace tetune {
@@ -31,8 +34,19 @@ constexpr int kWinogradTile = 2;
 /** Fewer input or output channels than this keep the direct conv. */
 constexpr int64_t kMinWinogradChannels = 32;
 
-/** Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = kWinogradTile, and compacts g; returns how many. */
-int convert_convs_to_winograd(Graph &g);
+/** The names of the values a conv becomes: V, M and y above (y keeps the name of the conv's output value). */
+struct WinogradValueNames {
+  std::string input, product, output;
+};
+WinogradValueNames winograd_value_names(const std::string &conv_output);
+
+/**
+ * Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = kWinogradTile,
+ * and compacts g; returns how many. A conv whose output value's name is in
+ * keep_direct stays direct (relay_import/conv_forms.h: the faster form by
+ * its records).
+ */
+int convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct = {});
 
 }  // namespace relay
 }  // namespace tetune

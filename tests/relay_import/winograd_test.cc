@@ -1,12 +1,15 @@
 // Winograd convs in a graph (relay_import/passes/winograd.h): exactly the
 // eligible convs (3x3, stride 1, constant weight, >= 32 channels in and out)
 // become the three Winograd nodes, and the compiled model computes what it
-// computes with the direct conv, to F(2x2, 3x3)'s rounding.
+// computes with the direct conv, to F(2x2, 3x3)'s rounding. With record times
+// each conv takes its faster form (relay_import/conv_forms.h).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <map>
 
+#include "relay_import/conv_forms.h"
 #include "relay_import/executor.h"
 #include "relay_import/onnx_importer.h"
 #include "relay_import/passes/blocked_layout.h"
@@ -50,6 +53,22 @@ std::string model() {
 
 relay::Graph imported() { return relay::import_onnx_bytes(model(), "winograd.onnx", relay::ImportOptions()); }
 
+relay::Graph blocked() {
+  relay::Graph g = imported();
+  relay::convert_to_blocked_layout(g, 16);
+  return g;
+}
+
+double worst_difference(const std::vector<NDArray> &got, const std::vector<NDArray> &want) {
+  EXPECT_EQ(got.size(), want.size());
+  double worst = 0;
+  for (size_t o = 0; o < got.size() && o < want.size(); o++) {
+    EXPECT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
+    for (int64_t i = 0; i < want[o].size(); i++) worst = std::max(worst, std::abs(got[o].get(i) - want[o].get(i)));
+  }
+  return worst;
+}
+
 }  // namespace
 
 TEST(Winograd, OnlyEligibleConvsBecomeTheThreeStages) {
@@ -75,10 +94,68 @@ TEST(Winograd, CompiledModelEqualsTheDirectConvs) {
   NDArray x = NDArray::random({1, 32, 9, 7}, float32(), 3);
   const std::vector<NDArray> got = wino.run(std::vector<NDArray>{x}), want = plain.run(std::vector<NDArray>{x});
   ASSERT_EQ(got.size(), 3u);
-  for (size_t o = 0; o < got.size(); o++) {
-    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
-    double worst = 0;
-    for (int64_t i = 0; i < want[o].size(); i++) worst = std::max(worst, std::abs(got[o].get(i) - want[o].get(i)));
-    EXPECT_LT(worst, 1e-4) << "output " << o;
+  EXPECT_LT(worst_difference(got, want), 1e-4);
+}
+
+// Both forms of each eligible conv, as compile_model builds them: one direct
+// kernel (the conv of a0 with its Relu), three Winograd ones; no times without record_ms.
+TEST(ConvForms, EachEligibleConvHasItsDirectKernelAndItsThreeWinogradKernels) {
+  const relay::Graph g = blocked();
+  const int nodes = static_cast<int>(g.nodes.size());
+  const std::vector<relay::ConvForms> forms = relay::conv_forms(g, relay::CompileOptions());
+  EXPECT_EQ(static_cast<int>(g.nodes.size()), nodes) << "g is not modified";
+  ASSERT_EQ(forms.size(), 2u) << "a0 and Y";
+  for (const relay::ConvForms &f : forms) {
+    EXPECT_NE(f.direct.name.find("tetune.ConvNCHWc"), std::string::npos) << f.conv << ": " << f.direct.name;
+    ASSERT_EQ(f.winograd.size(), 3u) << f.conv;
+    EXPECT_NE(f.winograd[0].name.find("tetune.WinogradInput"), std::string::npos) << f.winograd[0].name;
+    EXPECT_NE(f.winograd[1].name.find("tetune.WinogradGemm"), std::string::npos) << f.winograd[1].name;
+    EXPECT_NE(f.winograd[2].name.find("tetune.WinogradOutput"), std::string::npos) << f.winograd[2].name;
+    EXPECT_TRUE(std::isnan(f.direct_ms) && std::isnan(f.winograd_ms)) << "no record_ms, no times";
+    EXPECT_FALSE(f.direct_faster());
   }
+  EXPECT_NE(forms[0].direct.name.find("Relu"), std::string::npos) << "a0's Relu fuses into its direct kernel";
+  EXPECT_NE(forms[0].winograd[2].name.find("Relu"), std::string::npos) << "and into its output transform";
+
+  relay::Graph kept = blocked();
+  EXPECT_EQ(relay::convert_convs_to_winograd(kept, {forms[0].conv}), 1) << "a0 stays direct, Y does not";
+  EXPECT_EQ(kept.op_histogram()["tetune.ConvNCHWc"], 3);
+}
+
+// With record times, compile_model takes the faster form of each conv: here
+// a0's direct kernel beats its Winograd kernels, Y's does not, and a conv
+// lacking a time for one kernel keeps Winograd. Either way the model computes
+// what the direct convs compute.
+TEST(ConvForms, CompileTakesTheFasterFormByTheRecords) {
+  if (relay::channel_block(Target{}) == 0) GTEST_SKIP() << "no blocked layout on this CPU (neither AVX2 nor AVX-512)";
+  const std::vector<relay::ConvForms> forms = relay::conv_forms(blocked(), relay::CompileOptions());
+  ASSERT_EQ(forms.size(), 2u);
+  std::map<std::string, double> ms;  // workload key -> record time
+  ms[forms[0].direct.workload_key] = 2.0;
+  ms[forms[1].direct.workload_key] = 4.0;
+  for (const relay::ConvForms &f : forms)
+    for (const Task &t : f.winograd) ms[t.workload_key] = 1.0;
+  relay::CompileOptions co;
+  co.record_ms = [&ms](const Task &t) {
+    auto it = ms.find(t.workload_key);
+    return it == ms.end() ? std::nan("") : it->second;
+  };
+  relay::CompiledModel chosen = relay::compile_model(imported(), co);
+  ASSERT_EQ(chosen.stats().conv_forms.size(), 2u);
+  EXPECT_TRUE(chosen.stats().conv_forms[0].direct_faster()) << "a0: 2 ms direct, 3 ms by Winograd";
+  EXPECT_DOUBLE_EQ(chosen.stats().conv_forms[0].winograd_ms, 3.0);
+  EXPECT_FALSE(chosen.stats().conv_forms[1].direct_faster()) << "Y: 4 ms direct, 3 ms by Winograd";
+  EXPECT_EQ(chosen.stats().winograd_convs, 1);
+  EXPECT_EQ(chosen.graph().op_histogram()["tetune.ConvNCHWc"], 3);
+
+  ms.erase(forms[0].winograd[1].workload_key);  // a0's GEMM without a record: nothing to compare
+  relay::CompiledModel unknown = relay::compile_model(imported(), co);
+  EXPECT_TRUE(std::isnan(unknown.stats().conv_forms[0].winograd_ms));
+  EXPECT_EQ(unknown.stats().winograd_convs, 2) << "a0 keeps the default form, Winograd";
+
+  relay::CompileOptions direct;
+  direct.winograd = false;
+  relay::CompiledModel plain = relay::compile_model(imported(), direct);
+  NDArray x = NDArray::random({1, 32, 9, 7}, float32(), 5);
+  EXPECT_LT(worst_difference(chosen.run(std::vector<NDArray>{x}), plain.run(std::vector<NDArray>{x})), 1e-4);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "autotune/task_scheduler.h"
@@ -192,6 +193,33 @@ TEST(TaskScheduler, SimilarTaskThroughputBoundsTheForwardGuess) {
   // Without the similarity term 0 and 2 would be equal; with it task 0 may drop to beta * C / V = 2 ms.
   EXPECT_LT(s.gradient(0), s.gradient(2));
   EXPECT_EQ(s.next().task, 0);
+}
+
+// Task 2 is another form of the kernels of tasks 0 and 1 (a direct conv beside
+// its Winograd kernels): the model runs the faster form, so f counts task 2
+// only by what it saves over their sum.
+TEST(TaskScheduler, ARivalCountsOnlyWhereItIsTheFasterForm) {
+  auto in = infos({1, 1, 2});
+  in[2].rivals = {0, 1};
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(objective(in, {1.0, 2.0, 4.0}), 3.0) << "slower than its rivals: not counted";
+  EXPECT_DOUBLE_EQ(objective(in, {1.0, 2.0, 2.5}), 3.0 - 2 * 0.5) << "faster: its 2 occurrences save 0.5 ms each";
+  EXPECT_DOUBLE_EQ(objective(in, {1.0, inf, 2.5}), 1.0) << "a rival without a result: nothing to compare";
+  EXPECT_DOUBLE_EQ(objective(in, {1.0, 2.0, inf}), 3.0);
+
+  SchedulerOptions o;
+  o.batch = 4;
+  TaskScheduler s(in, o);
+  s.set_initial(0, 64, 1.0);
+  s.set_initial(1, 64, 2.0);
+  s.set_initial(2, 1, 5.0);
+  EXPECT_EQ(s.tasks_without_result(), 0);
+  EXPECT_LT(s.gradient(2), 0) << "its first batches: a default schedule is no fair comparison";
+  s.set_initial(2, 2 * o.batch, 5.0);
+  EXPECT_EQ(s.gradient(2), 0) << "5 ms against 3: out of reach once tuned for two batches";
+  s.set_initial(2, 2 * o.batch, 3.5);
+  EXPECT_LT(s.gradient(2), 0) << "within kRivalReach of its rivals";
+  EXPECT_DOUBLE_EQ(s.objective(), 3.0);
 }
 
 }  // namespace
