@@ -207,9 +207,16 @@ std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m) {
     index[g.task.workload_key] = out.size();
     out.push_back(std::move(t));
   }
+  const size_t own = out.size();  // the model's kernels; alternatives follow
   for (const relay::ConvForms &f : m.stats().conv_forms) {
     if (f.winograd.size() != 3) continue;  // its input transform is shared: compile keeps Winograd (conv_forms.h)
+    // A model compiled with record_ms may run a conv direct: its Winograd kernels are then no tasks of it.
+    const bool winograd_run = std::all_of(f.winograd.begin(), f.winograd.end(), [&](const Task &w) {
+      auto k = index.find(w.workload_key);
+      return k != index.end() && k->second < own;
+    });
     auto it = index.find(f.direct.workload_key);
+    if (!winograd_run || (it != index.end() && it->second < own)) continue;
     if (it != index.end()) {  // another conv of the same direct workload
       out[it->second].task.weight += 1;
       out[it->second].groups.push_back(f.conv);
@@ -274,11 +281,11 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     r.workload_key = t.workload_key;
     r.weight = t.weight;
     r.flops = t.flops;
-    r.small = t.flops < opt.small_task_flops;
+    infos.push_back(sched_info(tasks[i], opt));
+    r.small = infos.back().max_trials >= 0;
     r.best_ms = kInf;
     r.baseline_ms = kInf;
     r.alternative = !tasks[i].rivals.empty();
-    infos.push_back(sched_info(tasks[i], opt));
   }
   SchedulerOptions so = opt.scheduler;
   so.batch = opt.batch;

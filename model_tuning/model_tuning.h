@@ -1,5 +1,6 @@
 // Tuning a whole model: extract its tasks (fused kernel groups, deduplicated
-// by workload key, weight = occurrences), then spend a trial / time budget over
+// by workload key, weight = occurrences; and the direct form of its Winograd
+// convs, so that compile can take the faster form), then spend a trial / time budget over
 // them with the gradient-based TaskScheduler (task_scheduler.h). Every step
 // runs tune() with resume on one task, so all records accumulate in the
 // TuningLog and a rerun continues where the last one stopped.
@@ -72,8 +73,8 @@ struct ModelTask {
  * Kernel groups of a compiled (or groups-only) model, deduplicated by workload
  * key, in first-use order; then the alternatives (ModelTask::rivals), one per
  * direct-conv workload of the model's CompileStats::conv_forms (named
- * "direct:" and the direct form's group), for each conv whose three Winograd
- * kernels are its own.
+ * "direct:" and the direct form's group), for each conv the model runs by
+ * Winograd with three kernels of its own.
  */
 std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m);
 /**

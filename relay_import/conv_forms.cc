@@ -52,8 +52,9 @@ std::string ms(double t) {
 }  // namespace
 
 std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options) {
-  Graph direct = g, winograd = g;
+  Graph winograd = g;
   if (convert_convs_to_winograd(winograd) == 0) return {};
+  Graph direct = g;
   std::vector<ConvForms> forms;
   for (const Node &n : winograd.nodes)
     if (!n.dead && n.op == "tetune.WinogradOutput") forms.push_back({winograd.values[n.outputs.at(0)].name});
@@ -63,7 +64,7 @@ std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options)
   std::vector<ConvForms> out;
   for (ConvForms &f : forms) {
     const Task *d = direct_tasks.of(f.conv);
-    if (!d) continue;  // not a kernel of its own in the direct form (cannot happen for a conv; kept safe)
+    if (!d) continue;  // no kernel computes it (a conv always has one; checked, not assumed)
     f.direct = *d;
     const WinogradValueNames names = winograd_value_names(f.conv);
     for (const std::string &v : {names.input, names.product, names.output})
@@ -81,7 +82,9 @@ std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options)
 }
 
 std::string format_conv_forms(const std::vector<ConvForms> &forms) {
+  if (forms.empty()) return "";
   std::ostringstream os;
+  os << "conv forms by their records (the faster of direct and Winograd):\n";
   for (const ConvForms &f : forms)
     os << "  " << f.conv << "  direct " << ms(f.direct_ms) << ", Winograd " << ms(f.winograd_ms) << ": "
        << (f.direct_faster() ? "direct" : "Winograd") << "\n";

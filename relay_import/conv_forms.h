@@ -52,7 +52,7 @@ struct ConvForms {
  */
 std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options);
 
-/** One line per conv: "  NAME  direct X ms, Winograd Y ms: FORM" ("-" for an unknown time). */
+/** A heading, then one line per conv: "  NAME  direct X ms, Winograd Y ms: FORM" ("-" for an unknown time); "" for none. */
 std::string format_conv_forms(const std::vector<ConvForms> &forms);
 
 }  // namespace relay

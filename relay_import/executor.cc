@@ -436,7 +436,7 @@ std::string CompiledModel::summary() const {
      << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
   os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(" << kWinogradTile << "x" << kWinogradTile << ", 3x3)), "
      << s.layout_transforms << " layout transforms\n";
-  if (!s.conv_forms.empty()) os << "conv forms by their records (the faster of direct and Winograd):\n" << format_conv_forms(s.conv_forms);
+  os << format_conv_forms(s.conv_forms);
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "
      << s.unique_workloads << " unique workloads\n";
   os << "weights: " << graph_.weight_bytes() + s.prepacked_bytes << " bytes (" << s.prepacked_weights

@@ -113,9 +113,7 @@ void add_compile_commands(CLI::App &app) {
     std::printf("  %d tasks: %s (groups: %s)\n", r.tasks, relay::format_source_counts(r.task_sources).c_str(),
                 relay::format_source_counts(r.group_sources).c_str());
     std::printf("%s", relay::format_task_schedules(r.task_schedules).c_str());
-    if (!r.conv_forms.empty())
-      std::printf("conv forms by their records (the faster of direct and Winograd):\n%s",
-                  relay::format_conv_forms(r.conv_forms).c_str());
+    std::printf("%s", relay::format_conv_forms(r.conv_forms).c_str());
     std::printf("  weights %.2f MB, buffers %.2f MB with reuse (%.2f MB without)\n", r.weights_bytes / 1e6, r.buffer_bytes / 1e6,
                 r.no_reuse_bytes / 1e6);
     std::printf("  import %.2f s, passes + fusion %.2f s, codegen %.1f s, link %.1f s, total %.1f s\n", t1 - t0, r.passes_s,
