@@ -92,17 +92,20 @@ double TaskScheduler::gradient(int i) const {
   const auto &t = tasks_.at(i);
   if (!std::isfinite(s.best_ms)) return -std::numeric_limits<double>::infinity();
   double g = s.best_ms;
-  if (!t.rivals.empty() && s.trials >= kRivalStartBatches * opt_.batch) {
+  // f counts a task with rivals as min(g, R) - R (objective()): only what falls below their sum R lowers f.
+  double rivals = std::numeric_limits<double>::infinity();
+  if (!t.rivals.empty()) {
     std::vector<double> best;
     for (const auto &st : state_) best.push_back(st.best_ms);
-    if (g > kRivalReach * rivals_ms(t, best)) return 0;  // out of reach of the form the model runs (never while a rival has no result)
+    rivals = rivals_ms(t, best);
   }
+  auto in_f = [rivals](double latency) { return std::min(latency, rivals); };
   // Backward window: latency change per round over the last dt rounds.
   double backward = 0;
   int dt = opt_.backward_window;
   if (static_cast<int>(s.history.size()) > dt) {
     double a = s.history.back(), b = s.history[s.history.size() - 1 - dt];
-    if (std::isfinite(a) && std::isfinite(b)) backward = (a - b) / dt;
+    if (std::isfinite(a) && std::isfinite(b)) backward = (in_f(a) - in_f(b)) / dt;
   }
   // Forward (optimistic): 1/t decay, or 1/beta of the best throughput of similar tasks.
   double rounds = std::max(1.0, static_cast<double>(s.trials) / opt_.batch);
@@ -119,7 +122,7 @@ double TaskScheduler::gradient(int i) const {
     }
     if (other && best_v > 0) next2 = opt_.beta * t.flops / best_v;
   }
-  double forward = std::min(next1, next2) - g;
+  double forward = in_f(std::min(next1, next2)) - in_f(g);
   return t.weight * (opt_.alpha * backward + (1 - opt_.alpha) * forward);
 }
 

@@ -22,7 +22,8 @@
 // task reaches 1/beta of the best throughput V_k = C_k / g_k among tasks with
 // the same similarity key N(i) (C = flops); only used when N(i) has another
 // task with a result. With probability epsilon a random live task is picked
-// instead (epsilon-greedy, as in the paper / TVM's implementation).
+// instead (epsilon-greedy, as in the paper / TVM's implementation). For a
+// task with rivals each g_i in the formula is min(g_i, R_i) (SchedTaskInfo::rivals).
 // A task with no successful record yet has gradient -inf (picked first).
 // A task is dead when a step added no records (its space is exhausted); one
 // at its cap (max_trials) gets no step while capped. A cap is lifted once the
@@ -59,18 +60,12 @@ struct SchedTaskInfo {
    * Non-empty: this task is another form of the kernels these tasks run (a
    * direct conv beside the input, GEMM and output kernels of its Winograd form,
    * relay_import/conv_forms.h), and the model runs the faster form. f counts
-   * it only by what it saves over their sum (objective()). Once it has
-   * kRivalStartBatches batches of records, it gets no gradient while it is
-   * over kRivalReach times that sum: its default schedule is no fair
-   * comparison with tuned rivals, a schedule tuned for two batches is.
+   * it only by what it saves over their sum R (objective()), and so does its
+   * gradient: g_i enters it as min(g_i, R), so a step is worth taking only
+   * where the 1/t guess (or a similar task's throughput) takes it below R.
    */
   std::vector<int> rivals;
 };
-
-/** How far over its rivals' sum a task still gets trials by gradient (tuning seldom gains more than this). */
-constexpr double kRivalReach = 1.25;
-/** Batches of records a task with rivals gets by gradient before kRivalReach applies. */
-constexpr int kRivalStartBatches = 2;
 
 /**
  * f = sum_i w_i * g_i over the tasks without rivals that have a result, less

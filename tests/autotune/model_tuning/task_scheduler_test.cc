@@ -214,11 +214,11 @@ TEST(TaskScheduler, ARivalCountsOnlyWhereItIsTheFasterForm) {
   s.set_initial(1, 64, 2.0);
   s.set_initial(2, 1, 5.0);
   EXPECT_EQ(s.tasks_without_result(), 0);
-  EXPECT_LT(s.gradient(2), 0) << "its first batches: a default schedule is no fair comparison";
-  s.set_initial(2, 2 * o.batch, 5.0);
-  EXPECT_EQ(s.gradient(2), 0) << "5 ms against 3: out of reach once tuned for two batches";
-  s.set_initial(2, 2 * o.batch, 3.5);
-  EXPECT_LT(s.gradient(2), 0) << "within kRivalReach of its rivals";
+  EXPECT_LT(s.gradient(2), 0) << "one record: the 1/t guess takes it below its rivals' 3 ms";
+  s.set_initial(2, 64, 5.0);
+  EXPECT_EQ(s.gradient(2), 0) << "16 rounds in: the guess (5 - 5/16 ms) stays over 3 ms, so f would not move";
+  s.set_initial(2, 64, 3.1);
+  EXPECT_LT(s.gradient(2), 0) << "3.1 - 3.1/16 ms is under 3 ms";
   EXPECT_DOUBLE_EQ(s.objective(), 3.0);
 }
 
