@@ -190,47 +190,38 @@ const std::atomic<bool> *install_sigint_stop() {
 std::vector<ModelTask> extract_model_tasks(const relay::CompiledModel &m) {
   std::vector<ModelTask> out;
   std::map<std::string, size_t> index;
-  for (const auto &g : m.groups()) {
-    if (g.kind != relay::FusedGroup::Kernel) continue;
-    auto it = index.find(g.task.workload_key);
+  // One task per workload key, its weight the occurrences; returns its index.
+  auto add = [&](const Task &task, const std::string &name, const std::string &group, const std::string &similarity) {
+    auto it = index.find(task.workload_key);
     if (it != index.end()) {
       out[it->second].task.weight += 1;
-      out[it->second].groups.push_back(g.name);
-      continue;
+      out[it->second].groups.push_back(group);
+      return it->second;
     }
     ModelTask t;
-    t.task = g.task;
+    t.task = task;
     t.task.weight = 1;
-    if (t.task.name.empty()) t.task.name = g.name;
-    t.groups.push_back(g.name);
-    t.similarity_key = op_sequence(g.name);
-    index[g.task.workload_key] = out.size();
+    t.task.name = name;
+    t.groups.push_back(group);
+    t.similarity_key = similarity;
+    index[task.workload_key] = out.size();
     out.push_back(std::move(t));
-  }
+    return out.size() - 1;
+  };
+  for (const auto &g : m.groups())
+    if (g.kind == relay::FusedGroup::Kernel) add(g.task, g.task.name.empty() ? g.name : g.task.name, g.name, op_sequence(g.name));
   const size_t own = out.size();  // the model's kernels; alternatives follow
+  auto own_task = [&](const Task &t) {
+    auto k = index.find(t.workload_key);
+    return k != index.end() && k->second < own;
+  };
   for (const relay::ConvForms &f : m.stats().conv_forms) {
     if (f.winograd.size() != 3) continue;  // its input transform is shared: compile keeps Winograd (conv_forms.h)
     // A model compiled with record_ms may run a conv direct: its Winograd kernels are then no tasks of it.
-    const bool winograd_run = std::all_of(f.winograd.begin(), f.winograd.end(), [&](const Task &w) {
-      auto k = index.find(w.workload_key);
-      return k != index.end() && k->second < own;
-    });
-    auto it = index.find(f.direct.workload_key);
-    if (!winograd_run || (it != index.end() && it->second < own)) continue;
-    if (it != index.end()) {  // another conv of the same direct workload
-      out[it->second].task.weight += 1;
-      out[it->second].groups.push_back(f.conv);
-      continue;
-    }
-    ModelTask t;
-    t.task = f.direct;
-    t.task.weight = 1;
-    t.task.name = "direct:" + f.direct.name;
-    t.groups.push_back(f.conv);
-    t.similarity_key = op_sequence(f.direct.name);
-    for (const Task &w : f.winograd) t.rivals.push_back(static_cast<int>(index.at(w.workload_key)));
-    index[f.direct.workload_key] = out.size();
-    out.push_back(std::move(t));
+    if (!std::all_of(f.winograd.begin(), f.winograd.end(), own_task) || own_task(f.direct)) continue;
+    ModelTask &t = out[add(f.direct, "direct:" + f.direct.name, f.conv, op_sequence(f.direct.name))];
+    if (t.rivals.empty())
+      for (const Task &w : f.winograd) t.rivals.push_back(static_cast<int>(index.at(w.workload_key)));
   }
   return out;
 }
