@@ -75,11 +75,13 @@ double objective(const std::vector<SchedTaskInfo> &tasks, const std::vector<doub
   return f;
 }
 
-double TaskScheduler::objective() const {
+std::vector<double> TaskScheduler::best_ms() const {
   std::vector<double> best;
   for (const auto &s : state_) best.push_back(s.best_ms);
-  return autotune::objective(tasks_, best);
+  return best;
 }
+
+double TaskScheduler::objective() const { return autotune::objective(tasks_, best_ms()); }
 
 int TaskScheduler::tasks_without_result() const {
   int n = 0;
@@ -93,12 +95,7 @@ double TaskScheduler::gradient(int i) const {
   if (!std::isfinite(s.best_ms)) return -std::numeric_limits<double>::infinity();
   double g = s.best_ms;
   // f counts a task with rivals as min(g, R) - R (objective()): only what falls below their sum R lowers f.
-  double rivals = std::numeric_limits<double>::infinity();
-  if (!t.rivals.empty()) {
-    std::vector<double> best;
-    for (const auto &st : state_) best.push_back(st.best_ms);
-    rivals = rivals_ms(t, best);
-  }
+  const double rivals = t.rivals.empty() ? std::numeric_limits<double>::infinity() : rivals_ms(t, best_ms());
   auto in_f = [rivals](double latency) { return std::min(latency, rivals); };
   // Backward window: latency change per round over the last dt rounds.
   double backward = 0;

@@ -126,6 +126,7 @@ class TaskScheduler {
   const SchedulerOptions &options() const { return opt_; }
 
  private:
+  std::vector<double> best_ms() const;  // each task's best latency (inf without a result)
   int cap_left(int i) const;
   bool heavy(int i) const;
   int warm_target(int i) const;

@@ -55,16 +55,18 @@ std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options)
   Graph winograd = g;
   if (convert_convs_to_winograd(winograd) == 0) return {};
   Graph direct = g;
-  std::vector<ConvForms> forms;
+  std::vector<std::string> convs;  // their output values, named before the cleanup passes can merge any
   for (const Node &n : winograd.nodes)
-    if (!n.dead && n.op == "tetune.WinogradOutput") forms.push_back({winograd.values[n.outputs.at(0)].name});
+    if (!n.dead && n.op == "tetune.WinogradOutput") convs.push_back(winograd.values[n.outputs.at(0)].name);
   run_cleanup_passes(direct, options);
   run_cleanup_passes(winograd, options);
   GroupTasks direct_tasks(direct, options), winograd_tasks(winograd, options);
   std::vector<ConvForms> out;
-  for (ConvForms &f : forms) {
-    const Task *d = direct_tasks.of(f.conv);
+  for (const std::string &conv : convs) {
+    const Task *d = direct_tasks.of(conv);
     if (!d) continue;  // no kernel computes it (a conv always has one; checked, not assumed)
+    ConvForms f;
+    f.conv = conv;
     f.direct = *d;
     const WinogradValueNames names = winograd_value_names(f.conv);
     for (const std::string &v : {names.input, names.product, names.output})
