@@ -54,13 +54,15 @@ CLI::Option *add_layout_option(CLI::App *cmd, std::string &layout) {
 
 CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, bool per_task) {
   cache = per_task ? "auto" : "warm";
-  std::vector<std::string> names = {"warm", "cold", "model"};
+  std::vector<std::string> names = {"warm", "cold", "model", "l3"};
   if (per_task) names.push_back("auto");
   return cmd
       ->add_option("--cache", cache,
                    std::string("what the caches hold when a timed run starts: warm (runs back to back), cold (inputs "
                                "and outputs flushed, TVM's enable_cpu_cache_flush), model (the model's weights flushed, "
-                               "activations as their producer left them, as inside the model)") +
+                               "activations as their producer left them, as inside a model whose weights exceed the L3), l3 (the "
+                               "weights in the L3 but not the L2, activations in cache, as inside a model whose "
+                               "weights fit the L3)") +
                        (per_task ? ", auto (per task: model where its weights exceed the L2 and the model's the L3, "
                                    "as they then come from memory on each inference; else warm); default auto"
                                  : "; default warm"))

@@ -18,6 +18,7 @@
 #include <limits>
 #include <set>
 
+#include "autotune/measure/cache_sizes.h"
 #include "codegen/kernel.h"
 #include "runtime/child_process.h"
 #include "schedule/trace.h"
@@ -70,6 +71,25 @@ void flush_from_cache(const NDArray &a) {
   for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
 }
 
+// Reads one byte of every cache line of [p, p + bytes); returns their sum so that the reads stay.
+unsigned read_lines(const void *p, int64_t bytes) {
+  const volatile unsigned char *c = static_cast<const volatile unsigned char *>(p);
+  unsigned sum = 0;
+  for (int64_t off = 0; off < bytes; off += 64) sum += c[off];
+  return sum;
+}
+
+// Pushes what the calling core's L2 holds out to the L3: reads a scratch buffer of three times the L2
+// (4 MiB when the L2 size is unknown), so that an LRU-like replacement leaves little of the rest.
+void push_l2_out() {
+  static const std::vector<unsigned char> scratch([] {
+    const int64_t l2 = host_cache_sizes().l2_bytes;
+    return static_cast<size_t>(3 * (l2 > 0 ? l2 : int64_t{4} << 20));
+  }(), 1);
+  static volatile unsigned sink = 0;
+  sink = sink + read_lines(scratch.data(), static_cast<int64_t>(scratch.size()));
+}
+
 }  // namespace
 
 tuning_log::MeasureRecord measure_record(const std::string &schedule_json, const MeasureResult &m,
@@ -92,8 +112,25 @@ void evict_before_run(CacheState c, const Task &task, const std::vector<NDArray>
     for (const auto &a : inputs) flush_from_cache(a);
     for (const auto &a : outs) flush_from_cache(a);
   } else {
+    std::vector<bool> constant(inputs.size(), false);
     for (int i : task.constant_inputs)
-      if (i >= 0 && i < static_cast<int>(inputs.size())) flush_from_cache(inputs[i]);
+      if (i >= 0 && i < static_cast<int>(inputs.size())) constant[i] = true, flush_from_cache(inputs[i]);
+    if (c == CacheState::kL3) {
+      _mm_mfence();
+      // Twice: a non-inclusive L3 (Intel since Skylake-SP) keeps an evicted line that was read again after an
+      // eviction, and drops one read once (bench/RESULTS.md, 2026-12-02).
+      unsigned sum = 0;
+      for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < inputs.size(); i++)
+          if (constant[i]) sum += read_lines(inputs[i].raw(), inputs[i].nbytes());
+        push_l2_out();
+      }
+      for (size_t i = 0; i < inputs.size(); i++)
+        if (!constant[i]) sum += read_lines(inputs[i].raw(), inputs[i].nbytes());
+      for (const auto &a : outs) sum += read_lines(a.raw(), a.nbytes());
+      static volatile unsigned sink = 0;
+      sink = sink + sum;
+    }
   }
   _mm_mfence();
 }
@@ -240,9 +277,9 @@ ChildOutcome run_isolated(double timeout_s, const std::function<std::string()> &
 }  // namespace
 
 CacheState parse_cache_state(const std::string &name) {
-  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel})
+  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel, CacheState::kL3})
     if (name == cache_state_name(c)) return c;
-  throw Error("unknown cache state '" + name + "': expected warm, cold or model");
+  throw Error("unknown cache state '" + name + "': expected warm, cold, model or l3");
 }
 
 const char *cache_state_name(CacheState c) {
@@ -250,6 +287,7 @@ const char *cache_state_name(CacheState c) {
     case CacheState::kWarm: return "warm";
     case CacheState::kCold: return "cold";
     case CacheState::kModel: return "model";
+    case CacheState::kL3: return "l3";
   }
   return "?";
 }

@@ -61,9 +61,19 @@ enum class CacheState {
   kWarm,   // repeats back to back: a run finds what the last one left
   kCold,   // every input and output evicted from every level (clflush) before each run, as TVM's enable_cpu_cache_flush
   kModel,  // Task::constant_inputs evicted before each run, the other inputs and the outputs as the last run left them
+  /**
+   * Task::constant_inputs in the L3 but in no core's L2 before each run, the
+   * other inputs and the outputs in the calling core's caches: as a model
+   * whose weights fit the L3 finds them, last read one inference ago while
+   * the other kernels' weights passed through the L2. Made by flushing the
+   * weights, then twice reading them on the calling core and a scratch buffer
+   * of three times its L2 after them (the L3 keeps what the L2 evicts; a
+   * non-inclusive one only lines read again), then the other arrays.
+   */
+  kL3,
 };
 
-/** "warm" | "cold" | "model"; raises Error naming the accepted values otherwise. */
+/** "warm" | "cold" | "model" | "l3"; raises Error naming the accepted values otherwise. */
 CacheState parse_cache_state(const std::string &name);
 const char *cache_state_name(CacheState c);
 

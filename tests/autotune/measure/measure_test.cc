@@ -77,10 +77,10 @@ TEST(Measure, BatchRoundsCompileOnceAndKeepEveryRound) {
   EXPECT_EQ(one[0].costs_ms.size(), 4u);
 }
 
-// Cold- and model-cache timing measure the same way (one cost per repeat, checked first); in the
-// model state a constant-input index beyond the inputs is ignored, not a crash.
+// Cold-, model- and l3-cache timing measure the same way (one cost per repeat, checked first); in the
+// model and l3 states a constant-input index beyond the inputs is ignored, not a crash.
 TEST(Measure, EvictingCacheStatesGiveCheckedCosts) {
-  for (CacheState cache : {CacheState::kCold, CacheState::kModel}) {
+  for (CacheState cache : {CacheState::kCold, CacheState::kModel, CacheState::kL3}) {
     SCOPED_TRACE(cache_state_name(cache));
     Task t = gemm_task(32);
     t.constant_inputs = {1, 7};
@@ -96,8 +96,27 @@ TEST(Measure, EvictingCacheStatesGiveCheckedCosts) {
   }
 }
 
+// Evicting only moves lines between cache levels: the arrays hold what they held.
+TEST(Measure, EvictionLeavesTheArraysAsTheyWere) {
+  Task t = gemm_task(32);
+  t.constant_inputs = {1};
+  std::vector<NDArray> in = {NDArray::random({32, 32}, float32(), 1), NDArray::random({32, 32}, float32(), 2)};
+  std::vector<NDArray> out = {NDArray::random({32, 32}, float32(), 3)};
+  std::vector<std::vector<float>> before;
+  for (const NDArray *a : {&in[0], &in[1], &out[0]})
+    before.emplace_back(static_cast<const float *>(a->raw()), static_cast<const float *>(a->raw()) + 32 * 32);
+  for (CacheState c : {CacheState::kCold, CacheState::kModel, CacheState::kL3}) {
+    SCOPED_TRACE(cache_state_name(c));
+    evict_before_run(c, t, in, out);
+    int k = 0;
+    for (const NDArray *a : {&in[0], &in[1], &out[0]})
+      EXPECT_EQ(std::vector<float>(static_cast<const float *>(a->raw()), static_cast<const float *>(a->raw()) + 32 * 32),
+                before[k++]);
+  }
+}
+
 TEST(Measure, CacheStateNames) {
-  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel})
+  for (CacheState c : {CacheState::kWarm, CacheState::kCold, CacheState::kModel, CacheState::kL3})
     EXPECT_EQ(parse_cache_state(cache_state_name(c)), c);
   try {
     parse_cache_state("hot");

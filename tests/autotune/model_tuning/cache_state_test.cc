@@ -1,7 +1,8 @@
 // How `tune` times a model's task (model_tuning.h, cache_state_in_model): with
 // its weights flushed exactly when they come from memory on each inference
 // (the task's weights above the L2, the model's above the L3), warm otherwise;
-// and the cache sizes it reads from sysfs.
+// the state it times each task's picks in again (confirm_state: weights from
+// memory, from the L3, or warm); and the cache sizes it reads from sysfs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -42,7 +43,9 @@ TEST(CacheState, HostSizesComeFromSysfs) {
   const CacheSizes c = host_cache_sizes();
   EXPECT_GT(c.l2_bytes, 64 * KiB);
   EXPECT_LT(c.l2_bytes, 64 * MiB);
-  if (c.l3_bytes) EXPECT_GT(c.l3_bytes, c.l2_bytes);
+  if (c.l3_bytes) {
+    EXPECT_GT(c.l3_bytes, c.l2_bytes);
+  }
 }
 
 TEST(CacheState, WeightsFlushedOnlyWhereTheyComeFromMemory) {
@@ -71,4 +74,25 @@ TEST(CacheState, TimingStatesFollowTheOptions) {
   o.cache_by_weights = true;
   // 1 MiB of weights in a 1 MiB model: no L3 is that small, so warm on any machine.
   EXPECT_EQ(timing_states(tasks, o), std::vector<CacheState>{CacheState::kWarm});
+}
+
+TEST(CacheState, PicksAreConfirmedWhereTheModelsWeightsWait) {
+  const CacheSizes caches{2 * MiB, 300 * MiB};
+  EXPECT_EQ(confirm_state(1.0 * MiB, caches), CacheState::kWarm) << "one core's L2 holds them all";
+  EXPECT_EQ(confirm_state(10.0 * MiB, caches), CacheState::kL3) << "a quarter of the L3 holds them";
+  EXPECT_EQ(confirm_state(75.0 * MiB, caches), CacheState::kL3);
+  EXPECT_EQ(confirm_state(76.0 * MiB, caches), CacheState::kModel) << "more than a quarter of the L3: from memory";
+  EXPECT_EQ(confirm_state(10.0 * MiB, CacheSizes{1 * MiB, 32 * MiB}), CacheState::kModel) << "Zen 5's 32 MiB L3";
+  EXPECT_EQ(confirm_state(1.0 * MiB, CacheSizes{0, 300 * MiB}), CacheState::kModel) << "unknown L2";
+  EXPECT_EQ(confirm_state(1.0 * MiB, CacheSizes{2 * MiB, 0}), CacheState::kModel) << "unknown L3";
+}
+
+TEST(CacheState, ModelWeightBytesCountOccurrencesNotAlternatives) {
+  ModelTask a, b, direct;
+  a.task = gemm(1024, true);  // 1 MiB of weights, twice in the model
+  a.task.weight = 2;
+  b.task = gemm(256, false);
+  direct.task = gemm(512, true);  // another form of a conv: it replaces kernels, it adds no weights
+  direct.rivals = {0};
+  EXPECT_EQ(model_weight_bytes({a, b, direct}), 2.0 * MiB);
 }
