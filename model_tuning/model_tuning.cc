@@ -99,12 +99,6 @@ double model_weight_bytes(const std::vector<ModelTask> &tasks) {
   return bytes;
 }
 
-CacheState confirm_state(double model_weight_bytes, const CacheSizes &caches) {
-  if (caches.l2_bytes <= 0 || caches.l3_bytes <= 0) return CacheState::kModel;
-  if (model_weight_bytes <= caches.l2_bytes) return CacheState::kWarm;
-  return model_weight_bytes <= caches.l3_bytes / 4.0 ? CacheState::kL3 : CacheState::kModel;
-}
-
 std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const ModelTuneOptions &opt) {
   if (!opt.cache_by_weights) return std::vector<CacheState>(tasks.size(), opt.measure.cache);
   const double model_bytes = model_weight_bytes(tasks);
@@ -121,7 +115,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
   if (measure_hooks().make_measurer) return -1;
   result.confirmable_tasks = result.picks_timed_as_in_model = 0;
   MeasureOptions mo = opt.measure;
-  mo.cache = result.confirm_cache = confirm_state(model_weight_bytes(tasks), host_cache_sizes());
+  mo.cache = CacheState::kModel;
   const size_t n = std::min(tasks.size(), result.tasks.size());
   std::vector<size_t> order(n);  // heaviest first, so that a stop leaves the lightest tasks as measured warm
   for (size_t i = 0; i < n; i++) order[i] = i;
@@ -160,16 +154,16 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
                         : Measurer(t, mo, references).measure_batch(ins, std::max(1, opt.confirm_rounds));
         for (size_t k = 0; k < got.size(); k++) {
           if (!got[k].ok()) {  // the record stands as first measured; the log ranks it as before
-            std::fprintf(stderr, "task %s: a best schedule did not re-measure (cache %s): %s\n",
-                         t.name.c_str(), cache_state_name(mo.cache), got[k].error_msg.c_str());
+            std::fprintf(stderr, "task %s: a best schedule did not re-measure with its weights flushed: %s\n",
+                         t.name.c_str(), got[k].error_msg.c_str());
             continue;
           }
           db.add(measure_record(schedules[k], got[k], TuneOptions{}.tuner_version, static_cast<int>(db.count())));
           times[schedules[k]]++;
         }
       } catch (const MeasureError &e) {  // its records stand as measured
-        std::fprintf(stderr, "task %s: best schedules not re-measured (cache %s): %s\n", t.name.c_str(),
-                     cache_state_name(mo.cache), e.what());
+        std::fprintf(stderr, "task %s: best schedules not re-measured with the weights flushed: %s\n", t.name.c_str(),
+                     e.what());
       }
       // The pick as `compile` will make it (re-measured schedules first, by their slower median).
       const std::vector<tuning_log::MeasureRecord> now = db.best(1);
@@ -468,8 +462,8 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
   res.estimated_after_ms = sched.objective();
   res.without_result_after = sched.tasks_without_result();
   if (confirming && !res.interrupted) {
-    std::fprintf(stderr, "tune-model: timing each task's %d best schedules again as in a model (cache %s)\n",
-                 opt.confirm_top, cache_state_name(confirm_state(model_weight_bytes(tasks), host_cache_sizes())));
+    std::fprintf(stderr, "tune-model: timing each task's %d best schedules again with their weights flushed, as in a model\n",
+                 opt.confirm_top);
     res.estimated_as_in_model_ms = confirm_bests_as_in_model(tasks, res, opt, opt.confirm_top, &references,
                                                              [&] { return stop_requested() || past_deadline(); });
   }

@@ -156,8 +156,7 @@ struct ModelTuneResult {
   int without_result_after = 0;
   double estimated_as_in_model_ms = -1;  // confirm_bests_as_in_model's estimate; -1 when it did not run
   int confirmable_tasks = 0;        // confirm_bests_as_in_model: CPU tasks with constants (weights) and a record
-  int picks_timed_as_in_model = 0;  // of them, those whose pick has been timed again as in a model (now or by an earlier run)
-  CacheState confirm_cache = CacheState::kModel;  // the state confirm_bests_as_in_model timed them in (confirm_state)
+  int picks_timed_as_in_model = 0;  // of them, those whose pick has been timed with its weights flushed (now or by an earlier run)
   double baseline_ms = 0;           // sum w*default-schedule latency (tasks whose baseline is stored; autotune::objective)
   bool interrupted = false, deadline = false;
 };
@@ -180,19 +179,6 @@ double constant_bytes(const Task &task);
  */
 CacheState cache_state_in_model(const Task &task, double model_weight_bytes, const CacheSizes &caches);
 
-/**
- * The state confirm_bests_as_in_model times a model's picks in, from where its
- * weights (model_weight_bytes, as for cache_state_in_model) wait between two
- * inferences: CacheState::kL3 when they fill at most a quarter of the L3 and
- * more than one core's L2, so that they stay in the L3 beside the activations
- * and the other cores' data; else kModel (from memory), also when a size is
- * unknown. The quarter is measured, not derived: on Zen 5 (32 MiB L3 per 8
- * cores) PP-OCRv4 rec's 10.8 MB ran as timed flushed (estimate 4.2% low),
- * while on an Emerald Rapids Xeon (300 MiB L3) flushed timing put it 16% high
- * (bench/RESULTS.md, 2026-12-02). kWarm when they fit one core's L2.
- */
-CacheState confirm_state(double model_weight_bytes, const CacheSizes &caches);
-
 /** The bytes of the model's weights: each task's constant_bytes times its weight, alternatives (rivals) not counted. */
 double model_weight_bytes(const std::vector<ModelTask> &tasks);
 
@@ -202,9 +188,10 @@ std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const
 /**
  * Picks each task's schedule as inside a model (tune_model's last step, see
  * ModelTuneOptions::confirm_top): re-measures its `top` best-ranked
- * schedules measured once, once more in confirm_state's cache state (the task's constants
- * evicted from the L2, or from every level, before each run, as a model's weights arrive,
- * last read one inference ago), in options.confirm_rounds interleaved rounds (A B C A B C),
+ * schedules measured once, once more under CacheState::kModel (the task's constants
+ * evicted before each run, as a model's weights arrive, last read one
+ * inference ago; kL3 timed PP-OCRv4 rec's picks no differently on a 300 MiB
+ * L3, bench/RESULTS.md 2026-12-02), in options.confirm_rounds interleaved rounds (A B C A B C),
  * and stores one record per schedule whose median is over all its rounds' runs. Warm ranking finds the candidates;
  * a schedule whose weights stream in one burst can be the fastest warm and 3x
  * slower cold (bench/RESULTS.md, 2026-11-27 late). A schedule measured twice

@@ -53,11 +53,10 @@ std::string ms(double t) {
 
 std::vector<ConvForms> conv_forms(const Graph &g, const CompileOptions &options) {
   Graph winograd = g;
-  if (convert_convs_to_winograd(winograd) == 0) return {};
+  // Their output values, named before the cleanup passes can merge any.
+  const std::vector<std::string> convs = convert_convs_to_winograd(winograd);
+  if (convs.empty()) return {};
   Graph direct = g;
-  std::vector<std::string> convs;  // their output values, named before the cleanup passes can merge any
-  for (const Node &n : winograd.nodes)
-    if (!n.dead && n.op == "tetune.WinogradOutput") convs.push_back(winograd.values[n.outputs.at(0)].name);
   run_cleanup_passes(direct, options);
   run_cleanup_passes(winograd, options);
   GroupTasks direct_tasks(direct, options), winograd_tasks(winograd, options);

@@ -64,7 +64,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
       std::set<std::string> direct;
       for (const ConvForms &f : st.conv_forms)
         if (f.direct_faster()) direct.insert(f.conv);
-      st.winograd_convs = convert_convs_to_winograd(g, direct);
+      st.winograd_convs = static_cast<int>(convert_convs_to_winograd(g, direct).size());
     }
   }
   run_cleanup_passes(g, options, &st);

@@ -255,11 +255,11 @@ void bind_results(py::module_ &m) {
       .def_readonly("estimated_before_ms", &ModelTuneResult::estimated_before_ms, "sum of weight * best at the start")
       .def_readonly("estimated_after_ms", &ModelTuneResult::estimated_after_ms, "sum of weight * best, ranked warm")
       .def_readonly("estimated_as_in_model_ms", &ModelTuneResult::estimated_as_in_model_ms,
-                    "the same with each task's top 3 timed again with their weights where the model finds them, and the "
+                    "the same with each task's top 3 timed again with their weights flushed, as in a model, and the "
                     "fastest so picked (what compile_model takes); -1 when that step did not run")
       .def_readonly("confirmable_tasks", &ModelTuneResult::confirmable_tasks, "tasks with weights and a record, which that step looked at")
       .def_readonly("picks_timed_as_in_model", &ModelTuneResult::picks_timed_as_in_model,
-                    "of them, those whose pick was timed so (the rest: as ranked warm, "
+                    "of them, those whose pick was timed with its weights flushed (the rest: as ranked warm, "
                     "the time budget having run out)")
       .def_readonly("without_result_before", &ModelTuneResult::without_result_before)
       .def_readonly("without_result_after", &ModelTuneResult::without_result_after)

@@ -66,12 +66,16 @@ WinogradValueNames winograd_value_names(const std::string &conv_output) {
   return {conv_output + ".winograd_input", conv_output + ".winograd_product", conv_output};
 }
 
-int convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct) {
-  int converted = 0;
+std::vector<std::string> convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct) {
+  std::vector<std::string> converted;
   const size_t before = g.nodes.size();  // the nodes added on the way are not convs
-  for (size_t id = 0; id < before; id++)
-    if (!g.nodes[id].dead && !stays_direct(g, g.nodes[id], keep_direct) && convert(g, static_cast<int>(id))) converted++;
-  if (converted) g.compact();
+  for (size_t id = 0; id < before; id++) {
+    const Node &n = g.nodes[id];
+    if (n.dead || stays_direct(g, n, keep_direct)) continue;
+    const std::string conv = n.outputs.size() == 1 && n.outputs[0] >= 0 ? g.values[n.outputs[0]].name : "";
+    if (convert(g, static_cast<int>(id))) converted.push_back(conv);  // convert checked the one output
+  }
+  if (!converted.empty()) g.compact();
   return converted;
 }
 

@@ -23,6 +23,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "relay_import/graph.h"
 
@@ -42,11 +43,11 @@ WinogradValueNames winograd_value_names(const std::string &conv_output);
 
 /**
  * Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = kWinogradTile,
- * and compacts g; returns how many. A conv whose output value's name is in
- * keep_direct stays direct (relay_import/conv_forms.h: the faster form by
- * its records).
+ * and compacts g; returns the output value names of the convs it rewrote, in
+ * graph order. A conv whose output value's name is in keep_direct stays
+ * direct (relay_import/conv_forms.h: the faster form by its records).
  */
-int convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct = {});
+std::vector<std::string> convert_convs_to_winograd(Graph &g, const std::set<std::string> &keep_direct = {});
 
 }  // namespace relay
 }  // namespace tetune

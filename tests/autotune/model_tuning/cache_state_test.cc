@@ -1,8 +1,7 @@
 // How `tune` times a model's task (model_tuning.h, cache_state_in_model): with
 // its weights flushed exactly when they come from memory on each inference
 // (the task's weights above the L2, the model's above the L3), warm otherwise;
-// the state it times each task's picks in again (confirm_state: weights from
-// memory, from the L3, or warm); and the cache sizes it reads from sysfs.
+// the model's weight bytes it decides by; and the cache sizes it reads from sysfs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -74,17 +73,6 @@ TEST(CacheState, TimingStatesFollowTheOptions) {
   o.cache_by_weights = true;
   // 1 MiB of weights in a 1 MiB model: no L3 is that small, so warm on any machine.
   EXPECT_EQ(timing_states(tasks, o), std::vector<CacheState>{CacheState::kWarm});
-}
-
-TEST(CacheState, PicksAreConfirmedWhereTheModelsWeightsWait) {
-  const CacheSizes caches{2 * MiB, 300 * MiB};
-  EXPECT_EQ(confirm_state(1.0 * MiB, caches), CacheState::kWarm) << "one core's L2 holds them all";
-  EXPECT_EQ(confirm_state(10.0 * MiB, caches), CacheState::kL3) << "a quarter of the L3 holds them";
-  EXPECT_EQ(confirm_state(75.0 * MiB, caches), CacheState::kL3);
-  EXPECT_EQ(confirm_state(76.0 * MiB, caches), CacheState::kModel) << "more than a quarter of the L3: from memory";
-  EXPECT_EQ(confirm_state(10.0 * MiB, CacheSizes{1 * MiB, 32 * MiB}), CacheState::kModel) << "Zen 5's 32 MiB L3";
-  EXPECT_EQ(confirm_state(1.0 * MiB, CacheSizes{0, 300 * MiB}), CacheState::kModel) << "unknown L2";
-  EXPECT_EQ(confirm_state(1.0 * MiB, CacheSizes{2 * MiB, 0}), CacheState::kModel) << "unknown L3";
 }
 
 TEST(CacheState, ModelWeightBytesCountOccurrencesNotAlternatives) {

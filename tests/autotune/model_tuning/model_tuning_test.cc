@@ -2,7 +2,7 @@
 // a small tuning run into a temporary database, compile with the tuned
 // schedules, compare with the default-schedule output, a rerun with the
 // same budget measuring nothing, and each task's top schedules re-measured
-// with the weights where the model finds them (flushed, or in the L3 only). Skipped when models/ppocr is missing.
+// with the weights flushed. Skipped when models/ppocr is missing.
 #include <gtest/gtest.h>
 
 #include <limits.h>
@@ -154,7 +154,7 @@ TEST(ModelTuning, TuneCompileRunAndResume) {
   EXPECT_GT(tuned_tasks, 0);
   EXPECT_GT(r.estimated_after_ms, 0);
 
-  // Each task's top 2 timed again with its weights where the model finds them (before any kernel runs in this
+  // Each task's top 2 timed again with its weights flushed, as in a model (before any kernel runs in this
   // process: the measurer's reference is computed here, at the task's thread count): a task with weights gets one more
   // record for each of them, and its best is now a schedule measured twice; the others are left alone.
   auto store = [&](const Task &t) { return autotune::RecordStore(db, t.workload_key, t.name, workload_description(t), threads); };
