@@ -190,8 +190,8 @@ std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const
  * ModelTuneOptions::confirm_top): re-measures its `top` best-ranked
  * schedules measured once, once more under CacheState::kModel (the task's constants
  * evicted before each run, as a model's weights arrive, last read one
- * inference ago; kL3 timed PP-OCRv4 rec's picks no differently on a 300 MiB
- * L3, bench/RESULTS.md 2026-12-02), in options.confirm_rounds interleaved rounds (A B C A B C),
+ * inference ago; kL3 instead came no closer to the model, bench/RESULTS.md
+ * 2026-12-02), in options.confirm_rounds interleaved rounds (A B C A B C),
  * and stores one record per schedule whose median is over all its rounds' runs. Warm ranking finds the candidates;
  * a schedule whose weights stream in one burst can be the fastest warm and 3x
  * slower cold (bench/RESULTS.md, 2026-11-27 late). A schedule measured twice
