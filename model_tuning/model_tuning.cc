@@ -136,7 +136,8 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
       // Once stopped nothing is measured, but the task's pick is still read from the log below: an earlier
       // run's re-measurements rank first there, and `compile` takes that pick.
       const bool stopped = stop && stop();
-      for (const auto &b : stopped ? std::vector<tuning_log::MeasureRecord>{} : db.best(top)) {
+      const std::vector<tuning_log::MeasureRecord> picks = stopped ? std::vector<tuning_log::MeasureRecord>{} : db.best(top);
+      for (const auto &b : picks) {
         if (times[b.schedule_json] > 1) continue;  // measured again already (by an earlier run: nothing new to learn)
         try {
           ins.push_back({trace_from_json(b.schedule_json, t.outputs), ""});
@@ -144,6 +145,25 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
         } catch (const Error &e) {  // a record of an older trace format: it keeps its warm time
           std::fprintf(stderr, "task %s: a best schedule does not replay, not re-measured: %s\n", t.name.c_str(),
                        e.what());
+        }
+      }
+      // The default schedule competes too: a pick that was fastest warm can be slower than it in the model,
+      // and without this `compile` would take it anyway (re-measured records rank before the default's one).
+      // Timed once here unless a record other than its warm baseline exists (an earlier run's re-measure);
+      // a task without records has nothing to choose from (`compile` takes the default).
+      if (!picks.empty()) {
+        try {
+          const Schedule fallback = analytical_schedule(t).schedule;
+          const std::string json = trace_to_json(fallback);
+          bool timed_again = std::find(schedules.begin(), schedules.end(), json) != schedules.end();
+          for (const auto &r : db.records())
+            timed_again |= r.ok() && r.schedule_json == json && r.tuner_version != kBaselineVersion;
+          if (!timed_again) {
+            ins.push_back({fallback.trace(), ""});
+            schedules.push_back(json);
+          }
+        } catch (const Error &e) {
+          std::fprintf(stderr, "task %s: its default schedule is not re-measured: %s\n", t.name.c_str(), e.what());
         }
       }
       try {
@@ -368,7 +388,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     if (confirming && res.measured > trials_before) {
       double per_trial_s = since(trials_since) / (res.measured - trials_before);
       reserve = std::min(0.15 * opt.time_budget_s,
-                         per_trial_s * confirmed_tasks * opt.confirm_top * std::max(1, opt.confirm_rounds));
+                         per_trial_s * confirmed_tasks * (opt.confirm_top + 1) * std::max(1, opt.confirm_rounds));
     }
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(reserve)) >=
            deadline;

@@ -188,7 +188,9 @@ std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const
 /**
  * Picks each task's schedule as inside a model (tune_model's last step, see
  * ModelTuneOptions::confirm_top): re-measures its `top` best-ranked
- * schedules measured once, once more under CacheState::kModel (the task's constants
+ * schedules measured once, and its default schedule (analytical_schedule, what
+ * `compile` takes without a record; skipped once it has a record besides its
+ * warm baseline), once more under CacheState::kModel (the task's constants
  * evicted before each run, as a model's weights arrive, last read one
  * inference ago; kL3 instead came no closer to the model, bench/RESULTS.md
  * 2026-12-02), in options.confirm_rounds interleaved rounds (A B C A B C),
@@ -197,7 +199,8 @@ std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const
  * slower cold (bench/RESULTS.md, 2026-11-27 late). A schedule measured twice
  * costs the slower of its two medians and ranks before those measured once
  * (tuning_log::TuningLog::best), so `compile` then takes the fastest of the
- * `top` as the model runs it. Tasks without constants, GPU tasks, and records
+ * `top` and the default as the model runs it (a default with no warm baseline,
+ * measured once, ranks after them). Tasks without constants, GPU tasks, and records
  * that fail to replay or measure keep their records as they are.
  * Updates result.tasks[i].best_ms to the new best and returns the estimate:
  * sum over tasks of weight x best (ms), each alternative counted where it is
