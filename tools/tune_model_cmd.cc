@@ -214,13 +214,13 @@ void add_tune_model_command(CLI::App &app) {
     };
     autotune::ModelTuneResult r = autotune::tune_model(tasks, o);
     line.finish();
-    // Warm timing ranked the candidates; tune_model then timed each task's top few with their weights flushed,
+    // Warm timing ranked the candidates; tune_model then timed each task's top few and its default with their weights flushed,
     // as the model runs them, and the fastest so is what `compile` takes and what the estimate sums.
     double est = r.estimated_after_ms;
     std::string how;
     if (r.estimated_as_in_model_ms > 0) {
       how = " (each task's best of its top " + std::to_string(o.confirm_top) +
-            " timed again with the weights flushed, as in a model, for " +
+            " and its default schedule timed again with the weights flushed, as in a model, for " +
             std::to_string(r.picks_timed_as_in_model) + " of " + std::to_string(r.confirmable_tasks) +
             " tasks with weights; " + fmt_ms(est) + " ms as the search ranked them)";
       est = r.estimated_as_in_model_ms;
