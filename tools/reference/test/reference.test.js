@@ -57,3 +57,36 @@ test('run_reference.js on the rec model (skipped without models/)', { skip: !fs.
   assert.ok(Math.abs(s - 1) < 1e-4);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('profile_model summarize: warm-up runs left out, nodes and op types largest first', () => {
+  const { summarize } = require('../profile_model');
+  const node = (name, op, us) => ({ cat: 'Node', name: name + '_kernel_time', dur: us,
+    args: { op_name: op, output_type_shape: [{ float: [1, 8] }] } });
+  const events = [];
+  for (const [run, a, b, c] of [[9000, 900, 50, 70], [1000, 100, 20, 30], [1200, 300, 40, 10], [1100, 200, 30, 20]]) {
+    events.push({ cat: 'Session', name: 'model_run', dur: run }, node('conv_a', 'Conv', a), node('relu', 'Relu', b),
+                node('conv_b', 'Conv', c), { cat: 'Node', name: 'conv_b_fence_before', dur: 7 });  // not a kernel time
+  }
+  const s = summarize(events, 1);
+  assert.strictEqual(s.runs, 3);
+  assert.strictEqual(s.run_median_ms, 1.1);
+  assert.deepStrictEqual(s.nodes.map((n) => [n.name, n.median_ms, n.calls]), [['conv_a', 0.2, 3], ['relu', 0.03, 3], ['conv_b', 0.02, 3]]);
+  assert.strictEqual(s.nodes[0].shape, '1x8');
+  assert.deepStrictEqual(s.ops.map((o) => [o.op, +o.ms.toFixed(6), o.nodes]), [['Conv', 0.22, 2], ['Relu', 0.03, 1]]);
+  assert.ok(Math.abs(s.sum_ms - 0.25) < 1e-12);
+});
+
+test('profile_model.js profiles the hand-encoded Identity model', () => {
+  const { execFileSync } = require('child_process');
+  const { identityModel } = require('../tiny_onnx');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ref-prof-'));
+  const model = path.join(dir, 'identity.onnx');
+  fs.writeFileSync(model, identityModel([2, 3]));
+  const inp = path.join(dir, 'x.npy');
+  fs.writeFileSync(inp, encodeNpy(new Float32Array(6).fill(1), [2, 3], '<f4'));
+  const out = execFileSync(process.execPath, [path.join(__dirname, '../profile_model.js'), '--model', model,
+    '--input', 'X=' + inp, '--repeat', '4', '--warmup', '1']).toString();
+  assert.match(out, /^model run: median [\d.]+ ms over 4 runs; 1 nodes/);
+  assert.match(out, /Identity/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
