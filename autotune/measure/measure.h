@@ -24,7 +24,8 @@
 //    runs once and compares with the reference (kWrongAnswer, the message
 //    gives the max error), then times it: `warmup` runs, then `repeat`
 //    repeats of `number` runs each (number = 0: chosen so that one repeat
-//    lasts about min_repeat_ms); costs_ms = per-run time of every repeat,
+//    lasts about min_repeat_ms of wall time, each run's eviction included
+//    in the states that evict); costs_ms = per-run time of every repeat,
 //    median_ms their median. Results come back over a pipe.
 //  * The parent waits at most timeout_s (compile + check + timing); then it
 //    kills the child (SIGKILL): kTimeout. A child killed by a signal: kCrash.
