@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "autotune/default_schedule.h"
@@ -129,13 +130,30 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
     double &best_ms = result.tasks[i].best_ms;
     if (top > 0 && confirmable(t)) {
       RecordStore db = task_records(opt, t, nullptr, opt.read_dbs);
-      std::map<std::string, int> times;  // successful records per schedule
-      for (const auto &r : db.records()) times[r.schedule_json] += r.ok();
-      std::vector<std::string> schedules;
-      std::vector<MeasureInput> ins;
       // Once stopped nothing is measured, but the task's pick is still read from the log below: an earlier
       // run's re-measurements rank first there, and `compile` takes that pick.
       const bool stopped = stop && stop();
+      // The default schedule competes too: a pick that was fastest warm can be slower than it in the model,
+      // and without this `compile` would take it anyway (re-measured records rank before the default's one).
+      std::optional<Schedule> fallback;
+      std::string fallback_json;
+      if (!stopped) {
+        try {
+          fallback = analytical_schedule(t).schedule;
+          fallback_json = trace_to_json(*fallback);
+        } catch (const Error &e) {
+          fallback.reset();
+          std::fprintf(stderr, "task %s: its default schedule is not re-measured: %s\n", t.name.c_str(), e.what());
+        }
+      }
+      std::map<std::string, int> times;  // successful records per schedule
+      bool fallback_timed_again = false;  // a record of the default besides its warm baseline (an earlier re-measure)
+      for (const auto &r : db.records()) {
+        times[r.schedule_json] += r.ok();
+        fallback_timed_again |= fallback && r.ok() && r.schedule_json == fallback_json && r.tuner_version != kBaselineVersion;
+      }
+      std::vector<std::string> schedules;
+      std::vector<MeasureInput> ins;
       const std::vector<tuning_log::MeasureRecord> picks = stopped ? std::vector<tuning_log::MeasureRecord>{} : db.best(top);
       for (const auto &b : picks) {
         if (times[b.schedule_json] > 1) continue;  // measured again already (by an earlier run: nothing new to learn)
@@ -147,24 +165,11 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
                        e.what());
         }
       }
-      // The default schedule competes too: a pick that was fastest warm can be slower than it in the model,
-      // and without this `compile` would take it anyway (re-measured records rank before the default's one).
-      // Timed once here unless a record other than its warm baseline exists (an earlier run's re-measure);
-      // a task without records has nothing to choose from (`compile` takes the default).
-      if (!picks.empty()) {
-        try {
-          const Schedule fallback = analytical_schedule(t).schedule;
-          const std::string json = trace_to_json(fallback);
-          bool timed_again = std::find(schedules.begin(), schedules.end(), json) != schedules.end();
-          for (const auto &r : db.records())
-            timed_again |= r.ok() && r.schedule_json == json && r.tuner_version != kBaselineVersion;
-          if (!timed_again) {
-            ins.push_back({fallback.trace(), ""});
-            schedules.push_back(json);
-          }
-        } catch (const Error &e) {
-          std::fprintf(stderr, "task %s: its default schedule is not re-measured: %s\n", t.name.c_str(), e.what());
-        }
+      // Timed once per log; a task without records has nothing to choose from (`compile` takes the default).
+      if (fallback && !picks.empty() && !fallback_timed_again &&
+          std::find(schedules.begin(), schedules.end(), fallback_json) == schedules.end()) {
+        ins.push_back({fallback->trace(), ""});
+        schedules.push_back(fallback_json);
       }
       try {
         // Rounds interleaved (A B C A B C), so that a slow phase of the machine falls on every candidate alike;
