@@ -35,6 +35,7 @@
 // loop. The models fix structure, not exact sizes: the search then moves
 // factors, and measurement decides.
 #include <algorithm>
+#include <optional>
 
 #include "autotune/search_space/search_space.h"
 #include "autotune/search_space/search_space_internal.h"
@@ -329,6 +330,29 @@ ConvRegisterBlock conv_register_block(int64_t chan_extent, int64_t width, int64_
   return best;
 }
 
+// A 1x1 blocked conv's block where whole panels stream from L2: 4
+// output-channel blocks x 4 pixels (a row of 4 columns, or 2 rows x 2
+// columns where 4 does not divide the width), 16 accumulators, so each weight
+// vector and each broadcast input serves 4 FMAs (0.5 loads per FMA, against
+// 1.07 for the 1 x 14 that the L1 bound above leaves). Only where that bound
+// would keep a single block (two panels over half of L1: 256 or more fp32
+// input channels in 16-lane blocks), the four panels fit half of L2, and the
+// register file holds the block beside its 4 weight vectors (`accumulators`
+// at least 20: AVX-512's 32 registers; AVX2's 12 get conv_register_block).
+// On an Ice Lake Xeon, 1.3-1.6x faster than 1 x 14 on ResNet-50's 1x1 convs
+// of 256-1024 input channels at 56x56-14x14 (bench/RESULTS.md, seventeenth
+// session). As onnxruntime's MLAS NCHWc pointwise kernel, which blocks up to
+// 4 filter blocks.
+std::optional<ConvRegisterBlock> l2_panel_block(int64_t chan_extent, int64_t width, int64_t height,
+                                                int64_t accumulators, int64_t panel_bytes) {
+  constexpr int64_t kChans = 4, kPixels = 4;
+  if (accumulators < kChans * kPixels + kChans || chan_extent % kChans != 0) return std::nullopt;
+  if (2 * panel_bytes <= kL1Bytes / 2 || kChans * panel_bytes > kL2Bytes / 2) return std::nullopt;
+  if (width % kPixels == 0) return ConvRegisterBlock{kChans, kPixels, 1, double(kChans * kPixels)};
+  if (width % 2 == 0 && height % 2 == 0) return ConvRegisterBlock{kChans, 2, 2, double(kChans * kPixels)};
+  return std::nullopt;
+}
+
 // The tiles of a chunked conv_register_block seed on stage S: the block in S3; in S2 the
 // rest of the width, then image rows and channel blocks while the output
 // tile (read and written once per chunk) fits half of L1 and the outer tiles
@@ -564,14 +588,20 @@ std::vector<Candidate> SearchSpace::seeds() const {
           const bool rows_of_image = image_rows && weight_past_l2;
           const ConvRegisterBlock b = conv_register_block(out_chans->extent, rows->extent,
                                                           rows_of_image ? image_rows->extent : 1, lanes / width, 0);
+          const std::optional<ConvRegisterBlock> l2b =
+              narrow_input ? std::nullopt
+                           : l2_panel_block(out_chans->extent, rows->extent, image_rows ? image_rows->extent : 1,
+                                            max_register_block() / width, panel);
           // 1.2-1.5x on ResNet-50's 1x1 convs of 256-2048 input channels (bench/RESULTS.md, 2026-11-28).
-          chunked = !narrow_input && b.useful > pb.useful;
+          chunked = !narrow_input && !l2b && b.useful > pb.useful;
           if (chunked)
             set_chunked_tiles(s, S, b, *out_chans, *rows, image_rows, rows->extent * width * bytes, panel,
                               impl_->graph.threads, c);
-          else ss::set_tile(c, *out_chans, {1, 1, pb.chans});
-          chans = chunked ? b.chans : pb.chans;
-          row_block = chunked ? b.cols * b.rows : pb.cols;
+          const ConvRegisterBlock &whole = l2b ? *l2b : pb;
+          if (!chunked) ss::set_tile(c, *out_chans, {1, 1, whole.chans});
+          if (l2b && l2b->rows > 1) ss::set_tile(c, *image_rows, {1, 1, l2b->rows});
+          chans = chunked ? b.chans : whole.chans;
+          row_block = chunked ? b.cols * b.rows : whole.cols;
         }
         if (rows && !chunked) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);

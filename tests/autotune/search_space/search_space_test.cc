@@ -833,6 +833,43 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   for (const Candidate &c : chunked.space.seeds()) chunked.check(c, "chunked seed");
 }
 
+// On AVX-512 a 1x1 blocked conv whose two weight panels exceed half of L1
+// (256 or more input channels) streams whole panels from L2 in a block of 4
+// output-channel blocks x 4 pixels: a row of 4 columns where 4 divides the
+// width, else 2 rows x 2 columns; the input-channel block outside the output
+// blocks. AVX2 (12 accumulators) and a prime width (7) keep the other forms.
+TEST(SearchSpace, DeepPointwiseConvSeedStreamsPanelsFromL2) {
+  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
+    for (const auto &[name, v] : c.params)
+      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
+    return -1;
+  };
+  Checker wide(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 64, 1, 1, 16, 16, 1, 0}).outputs, kAvx512));
+  ASSERT_FALSE(wide.space.seeds().empty());
+  const Candidate row = wide.space.seeds().front();
+  EXPECT_EQ(param(row, ".tile.k.3"), 4) << row.key();
+  EXPECT_EQ(param(row, ".tile.w.3"), 4) << row.key();
+  EXPECT_EQ(param(row, ".tile.h.3"), 1) << row.key();
+  EXPECT_EQ(param(row, ".tile.rci.1"), 1) << row.key();
+  wide.check(row, "4 blocks x 4 columns");
+  Checker square(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 512, 14, 14, 64, 1, 1, 16, 16, 1, 0}).outputs, kAvx512));
+  ASSERT_FALSE(square.space.seeds().empty());
+  const Candidate sq = square.space.seeds().front();
+  EXPECT_EQ(param(sq, ".tile.k.3"), 4) << sq.key();
+  EXPECT_EQ(param(sq, ".tile.w.3"), 2) << sq.key();
+  EXPECT_EQ(param(sq, ".tile.h.3"), 2) << sq.key();
+  square.check(sq, "4 blocks x 2 x 2 pixels");
+  // 128 input channels: two panels fit half of L1, the 2 x 7 block stays.
+  SearchSpace shallow(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 128, 14, 14, 64, 1, 1, 16, 16, 1, 0}).outputs, kAvx512));
+  ASSERT_FALSE(shallow.seeds().empty());
+  EXPECT_EQ(param(shallow.seeds().front(), ".tile.k.3"), 2) << shallow.seeds().front().key();
+  EXPECT_EQ(param(shallow.seeds().front(), ".tile.w.3"), 7) << shallow.seeds().front().key();
+  // AVX2's 16 registers: no 4 x 4 block.
+  SearchSpace avx2(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 64, 1, 1, 8, 8, 1, 0}).outputs, kAvx2));
+  ASSERT_FALSE(avx2.seeds().empty());
+  EXPECT_LT(avx2.register_block(avx2.seeds().front()), 16 * 8) << avx2.seeds().front().key();
+}
+
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
 // model, its spatial-vector seed puts the reduction outermost (k.1 = 1: the
 // whole of k in the outer reduce level) and a task's column vectors inside
