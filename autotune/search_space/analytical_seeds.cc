@@ -603,6 +603,22 @@ std::vector<Candidate> SearchSpace::seeds() const {
           chans = chunked ? b.chans : whole.chans;
           row_block = chunked ? b.cols * b.rows : whole.cols;
         }
+        // A blocked conv with a kernel window (a stride-2 3x3 conv, a 3x3 conv
+        // run direct): 2 output-channel blocks x a row of 7 columns, each
+        // broadcast input serving both blocks. 1.2-1.9x faster than 1 x 14 on
+        // ResNet-50's stride-2 3x3 convs (Ice Lake Xeon; bench/RESULTS.md,
+        // seventeenth session); 4 blocks x 7 spill the register file. Only
+        // where the budget holds 2 x 7 (AVX-512's 14; AVX2's 12, unmeasured,
+        // keep 1 block).
+        const TileSpec *window_chans = blocked_conv && !narrow_input && ss::window_taps(st) > 1 && chans == 1 &&
+                                               lanes / width >= 14
+                                           ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
+                                           : nullptr;
+        if (rows && window_chans && window_chans != rows && window_chans->extent % 2 == 0) {
+          ss::set_tile(c, *window_chans, {1, 1, 2});
+          chans = 2;
+          row_block = rows_upto(rows->extent, lanes / width / chans);
+        }
         if (rows && !chunked) ss::set_tile(c, *rows, {1, 1, row_block});
         const int64_t tasks = std::max<int64_t>(1, impl_->graph.threads);
         // A task's column vectors: an equal share, rounded up where that still

@@ -870,6 +870,26 @@ TEST(SearchSpace, DeepPointwiseConvSeedStreamsPanelsFromL2) {
   EXPECT_LT(avx2.register_block(avx2.seeds().front()), 16 * 8) << avx2.seeds().front().key();
 }
 
+// A blocked conv with a kernel window (ResNet-50's stride-2 3x3) holds 2
+// output-channel blocks x 7 columns, each broadcast input serving both
+// blocks; an odd block count keeps 1 block.
+TEST(SearchSpace, WindowedBlockedConvSeedSharesInputsAmongTwoBlocks) {
+  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
+    for (const auto &[name, v] : c.params)
+      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
+    return -1;
+  };
+  Checker strided(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 64, 14, 14, 64, 3, 3, 16, 16, 2, 1}).outputs, kAvx512));
+  ASSERT_FALSE(strided.space.seeds().empty());
+  const Candidate c = strided.space.seeds().front();
+  EXPECT_EQ(param(c, ".tile.k.3"), 2) << c.key();
+  EXPECT_EQ(param(c, ".tile.w.3"), 7) << c.key();
+  strided.check(c, "2 blocks x 7 columns, stride 2");
+  SearchSpace odd(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 48, 14, 14, 48, 3, 3, 16, 16, 1, 1}).outputs, kAvx512));
+  ASSERT_FALSE(odd.seeds().empty());
+  EXPECT_EQ(param(odd.seeds().front(), ".tile.k.3"), 1) << odd.seeds().front().key();
+}
+
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
 // model, its spatial-vector seed puts the reduction outermost (k.1 = 1: the
 // whole of k in the outer reduce level) and a task's column vectors inside
