@@ -24,6 +24,14 @@ bool all_float(const Task &task) {
   return true;
 }
 
+// The elementwise default's vector width: the target's fp32 lanes (16 on
+// AVX-512, whose NCHW16c channel blocks a pool then reads in one vector), 8
+// where the target does not say.
+int elementwise_lanes(const Task &task) {
+  const int lanes = task.target.vector_unit().lanes;
+  return lanes > 0 ? lanes : 8;
+}
+
 // The analytical default of a CPU task whose stages are all floating point.
 ScheduleChoice analytical_float_schedule(const Task &task) {
   std::string why = "no analytical seed for this DAG";
@@ -36,7 +44,7 @@ ScheduleChoice analytical_float_schedule(const Task &task) {
   } catch (const Error &e) {
     why = std::string("no search space: ") + e.what();  // the elementwise default covers every DAG
   }
-  return {schedules::simple_cpu_schedule(task.outputs, 8, task.threads), ScheduleSource::Analytical,
+  return {schedules::simple_cpu_schedule(task.outputs, elementwise_lanes(task), task.threads), ScheduleSource::Analytical,
           "elementwise default (" + why + ")"};
 }
 

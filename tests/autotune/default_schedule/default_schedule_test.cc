@@ -176,6 +176,27 @@ TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
   }
 }
 
+// A task without a seed (a max pool over NCHW16c) gets the elementwise
+// default in the target's fp32 lanes: one 16-lane vector per channel block on
+// AVX-512, 8 lanes on AVX2; equal to the reference either way.
+TEST(DefaultSchedule, ElementwiseDefaultVectorsAreTheTargetsLanes) {
+  const Target avx512{"x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake"};
+  const Target avx2{"x86-64-linux-avx-avx2-f16c-fma-sse41"};
+  for (auto [target, lanes] : {std::pair<Target, int64_t>{avx512, 16}, {avx2, 8}}) {
+    Tensor x = placeholder({1, 2, 13, 13, 16}, float32(), "x");
+    Task task = make_task("pool", {ops::max_pool2d(x, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, "pool")}, target, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(choice.detail);
+    EXPECT_EQ(choice.detail.rfind("elementwise default", 0), 0u);
+    const StageInfo *pool = stage_ending(choice.schedule, "pool");
+    if (!pool) continue;
+    ASSERT_FALSE(pool->leaves.empty());
+    EXPECT_EQ(pool->leaves.back().annotation, "vectorize");
+    EXPECT_EQ(pool->leaves.back().extent, lanes);
+    expect_equals_reference(task, choice.schedule);  // built for the host
+  }
+}
+
 // A row reduction of many rows over a long contiguous row reads it in
 // vectors: the partial results stage (".rf") holds 64 lanes, vectorized.
 // NaN anywhere in a row, in the full vectors or the guarded tail, makes that
