@@ -127,6 +127,13 @@ std::vector<Tensor> sum2_scale(int M, int R, int N) {
   return {o};
 }
 
+// The value of c's parameter whose name ends with `suffix` (".tile.k.3"), or -1.
+int64_t param(const Candidate &c, const std::string &suffix) {
+  for (const auto &[name, v] : c.params)
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
+  return -1;
+}
+
 struct Checker {
   Task task;
   SearchSpace space;
@@ -767,11 +774,6 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
     std::vector<Candidate> seeds = sp.seeds();
     return seeds.empty() ? Candidate{} : seeds.front();
   };
-  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
-    for (const auto &[name, v] : c.params)
-      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
-    return -1;
-  };
   const Candidate avx2 = front({1, 64, 28, 28, 64, 1, 1, 8, 8, 1, 0}, kAvx2);
   EXPECT_EQ(param(avx2, ".tile.k.3"), 2) << avx2.key();
   EXPECT_EQ(param(avx2, ".tile.w.3"), 4) << avx2.key();
@@ -839,11 +841,6 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
 // width, else 2 rows x 2 columns; the input-channel block outside the output
 // blocks. AVX2 (12 accumulators) and a prime width (7) keep the other forms.
 TEST(SearchSpace, DeepPointwiseConvSeedStreamsPanelsFromL2) {
-  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
-    for (const auto &[name, v] : c.params)
-      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
-    return -1;
-  };
   Checker wide(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 64, 1, 1, 16, 16, 1, 0}).outputs, kAvx512));
   ASSERT_FALSE(wide.space.seeds().empty());
   const Candidate row = wide.space.seeds().front();
@@ -874,11 +871,6 @@ TEST(SearchSpace, DeepPointwiseConvSeedStreamsPanelsFromL2) {
 // output-channel blocks x 7 columns, each broadcast input serving both
 // blocks; an odd block count keeps 1 block.
 TEST(SearchSpace, WindowedBlockedConvSeedSharesInputsAmongTwoBlocks) {
-  auto param = [](const Candidate &c, const std::string &suffix) -> int64_t {
-    for (const auto &[name, v] : c.params)
-      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return v;
-    return -1;
-  };
   Checker strided(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 64, 14, 14, 64, 3, 3, 16, 16, 2, 1}).outputs, kAvx512));
   ASSERT_FALSE(strided.space.seeds().empty());
   const Candidate c = strided.space.seeds().front();
