@@ -27,7 +27,9 @@
 //    axis before it in registers, small reductions (kernel windows) whole
 //    inside the block; a 1x1 blocked conv's block shares loads among
 //    output-channel blocks and columns, its reduction in chunks that fit L1
-//    where their block holds more (conv_register_block).
+//    where their block holds more (conv_register_block), or on AVX-512 whole
+//    panels streamed from L2 into 4 blocks x 4 pixels (l2_panel_block); a
+//    blocked conv with a window holds 2 output-channel blocks on AVX-512.
 // Every other choice of the sketch gets its analytical value (fill_choices):
 // elementwise stages vectorized and parallel over their fewest outer loops
 // that give 16 tasks per thread (simple_parallel_loops), parallel grain 16
