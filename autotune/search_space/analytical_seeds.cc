@@ -12,9 +12,10 @@
 //    rows as fill SearchSpace::max_register_block() (AVX-512: 4 x 16 columns
 //    x 6 rows, or 2 x 16 x 12; AVX2: 4 x 8 x 3, or 2 x 8 x 6),
 //    the reduction unrolled by 4 inside it; all rows in one outer tile, the
-//    row blocks swept past one packed panel of B; a parallel task holds 1 or 2
-//    register-block widths of columns, packed at root in panels as wide as the
-//    block (cache_read choice 3), so a task streams K x n_r elements from L2.
+//    row blocks swept past one packed panel of B; a parallel task holds 2
+//    register-block widths of columns where their panels fit the L2 (else 1),
+//    packed at root in panels as wide as the block (cache_read choice 3), so a
+//    task streams K x n_r elements from L2.
 //  - Direct convolution (Georganas et al., "Anatomy of High-Performance Deep
 //    Learning Convolutions on SIMD Architectures", SC 2018, section 3), for a
 //    stage whose weight is channel-vectorizable (analysis.cc's
@@ -489,7 +490,14 @@ std::vector<Candidate> SearchSpace::seeds() const {
           if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
           const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
           if (!ss::valid_tile(*g.rows, row_levels)) continue;
-          for (int64_t blocks_per_task : {2, 1}) {
+          // A task's packed panels of B (K x block_cols each) stay in its core's L2 while
+          // every row block sweeps them: 2 blocks first where both fit, else 1 first (ViT's
+          // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
+          // than 1 on an Ice Lake Xeon of 1.25 MiB L2, bench/RESULTS.md, nineteenth session).
+          const int64_t panel_bytes = g.reduce->extent * block_cols * impl_->graph.stage(S).tensor.dtype().bytes();
+          const std::vector<int64_t> blocks_per_task_order =
+              2 * panel_bytes <= kL2Bytes ? std::vector<int64_t>{2, 1} : std::vector<int64_t>{1, 2};
+          for (int64_t blocks_per_task : blocks_per_task_order) {
             if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
             Candidate c = filled(impl_->graph, s, si);
             ss::set_tile(c, *g.rows, row_levels);

@@ -3,6 +3,7 @@
 // the same values as the unscheduled compute.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -603,8 +604,8 @@ TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
 
 // The analytical seeds of GEMM 1024 (SearchSpace::seeds): register blocks of
 // 6 x 64 and 12 x 32 (24 accumulator registers), all rows in one outer tile
-// of such blocks, tasks of 1 or 2 block widths, B packed in panels as wide as
-// the block, the reduction unrolled by 4; they are valid candidates, and on
+// of such blocks, tasks of 1 or 2 block widths (2 first where their panels of
+// B fit the L2), B packed in panels as wide as the block, the reduction unrolled by 4; they are valid candidates, and on
 // GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
 // (Convolutions: AnalyticalSeedsForConv.)
 TEST(SearchSpace, AnalyticalSeedsForGemm) {
@@ -625,6 +626,18 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
     EXPECT_NO_THROW(sp.schedule(c));
   }
   EXPECT_EQ(keys.size(), seeds.size()) << "seeds are distinct";
+  // K = 1024: two 64-column panels of B (512 KiB) fit the L2, so a task takes two block widths first.
+  EXPECT_EQ(seeds.front().params.at("C.tile.j.1"), 2) << seeds.front().key();
+
+  // K = 3072 (ViT's MLP down-projection): two panels (1.5 MiB) would not, so one block width first.
+  SearchSpace deep(avx512_task("gemm_deep", gemm(64, 768, 3072)));
+  std::vector<Candidate> deep_seeds = deep.seeds();
+  ASSERT_FALSE(deep_seeds.empty());
+  EXPECT_EQ(deep_seeds.front().params.at("C.tile.j.3"), 64) << deep_seeds.front().key();
+  EXPECT_EQ(deep_seeds.front().params.at("C.tile.j.1"), 1) << deep_seeds.front().key();
+  EXPECT_TRUE(std::any_of(deep_seeds.begin(), deep_seeds.end(), [](const Candidate &c) {
+    return c.params.at("C.tile.j.1") == 2;
+  })) << "two block widths remain a seed for the search";
 
   Checker ch(make_task("gemm_64x64x32", gemm(64, 64, 32)));
   std::vector<Candidate> small = ch.space.seeds();
