@@ -495,9 +495,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
           // than 1 on an Ice Lake Xeon of 1.25 MiB L2, bench/RESULTS.md, nineteenth session).
           const int64_t panel_bytes = g.reduce->extent * block_cols * impl_->graph.stage(S).tensor.dtype().bytes();
-          const std::vector<int64_t> blocks_per_task_order =
-              2 * panel_bytes <= kL2Bytes ? std::vector<int64_t>{2, 1} : std::vector<int64_t>{1, 2};
-          for (int64_t blocks_per_task : blocks_per_task_order) {
+          const int64_t first = 2 * panel_bytes <= kL2Bytes ? 2 : 1;
+          for (int64_t blocks_per_task : {first, 3 - first}) {
             if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
             Candidate c = filled(impl_->graph, s, si);
             ss::set_tile(c, *g.rows, row_levels);

@@ -605,8 +605,8 @@ TEST(SearchSpace, MutationFillsTheRegistersOfOneTile) {
 // The analytical seeds of GEMM 1024 (SearchSpace::seeds): register blocks of
 // 6 x 64 and 12 x 32 (24 accumulator registers), all rows in one outer tile
 // of such blocks, tasks of 1 or 2 block widths (2 first where their panels of
-// B fit the L2), B packed in panels as wide as the block, the reduction unrolled by 4; they are valid candidates, and on
-// GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
+// B fit the L2), B packed in panels as wide as the block, the reduction
+// unrolled by 4; they are valid candidates, and on GEMM 64x64x32 (rows not a multiple of 6) they compute the reference's values.
 // (Convolutions: AnalyticalSeedsForConv.)
 TEST(SearchSpace, AnalyticalSeedsForGemm) {
   SearchSpace sp(avx512_task("gemm1024", gemm(1024, 1024, 1024)));
