@@ -12,24 +12,20 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/host_memory.h"
 #include "base/shape.h"
 
 namespace tetune {
 
-/** 64-byte aligned allocation (a cache line; what AVX-512 aligned loads want). */
+/** Element storage from allocate_host_memory: 64-byte aligned, huge pages from 2 MiB on. */
 template <typename T>
 struct AlignedAllocator {
   using value_type = T;
   AlignedAllocator() = default;
   template <typename U>
   AlignedAllocator(const AlignedAllocator<U> &) {}  // NOLINT
-  T *allocate(size_t n) {
-    size_t bytes = ((n * sizeof(T) + 63) / 64) * 64;
-    void *p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
-    if (!p) throw std::bad_alloc();
-    return static_cast<T *>(p);
-  }
-  void deallocate(T *p, size_t) { std::free(p); }
+  T *allocate(size_t n) { return static_cast<T *>(allocate_host_memory(n * sizeof(T))); }
+  void deallocate(T *p, size_t) { free_host_memory(p); }
   template <typename U>
   bool operator==(const AlignedAllocator<U> &) const { return true; }
   template <typename U>
@@ -75,7 +71,7 @@ class NDArray {
   Shape shape_;
   DType dtype_ = float32();
   int64_t size_ = 0;
-  std::vector<uint64_t, AlignedAllocator<uint64_t>> storage_;  // 64-byte aligned
+  std::vector<uint64_t, AlignedAllocator<uint64_t>> storage_;
 };
 
 /** Max |a-b| over all elements; raises ShapeError if shapes differ. */

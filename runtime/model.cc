@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -20,29 +19,27 @@
 #include "runtime/kernel_library.h"
 #include "runtime/spin_pool.h"
 #include "base/errors.h"
+#include "base/host_memory.h"
 
 namespace tetune {
 namespace rt {
 
 namespace {
 
-struct AlignedFree {
-  void operator()(void *p) const { std::free(p); }
+struct HostFree {
+  void operator()(void *p) const { free_host_memory(p); }
 };
-using AlignedPtr = std::unique_ptr<void, AlignedFree>;
+using AlignedPtr = std::unique_ptr<void, HostFree>;
 
-// Arrays of a huge page or more start on one and ask for transparent huge
-// pages (honoured where THP is "madvise" or "always"; a hint, never an
-// error): a GEMM walking a weight's rows touches a page per row, and a
-// model's weights are too many for the TLB's 4 KiB entries.
-constexpr size_t kHugePage = size_t{2} << 20;
-
+// Zeroed host memory, on huge pages from 2 MiB on (base/host_memory.h).
 AlignedPtr aligned(int64_t bytes) {
-  const size_t align = static_cast<size_t>(bytes) >= kHugePage ? kHugePage : 64;
-  size_t n = (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + align - 1) / align * align;
-  void *p = std::aligned_alloc(align, n);
-  if (!p) throw RuntimeError("out of memory allocating " + std::to_string(bytes) + " bytes");
-  if (align == kHugePage) madvise(p, n, MADV_HUGEPAGE);
+  const size_t n = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+  void *p = nullptr;
+  try {
+    p = allocate_host_memory(n);
+  } catch (const std::bad_alloc &) {
+    throw RuntimeError("out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
   std::memset(p, 0, n);
   return AlignedPtr(p);
 }

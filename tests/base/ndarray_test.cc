@@ -1,4 +1,4 @@
-// NDArray::get_int: exact int64 reads where get()'s double would round.
+// NDArray::get_int: exact int64 reads where get()'s double would round; where arrays live (host_memory).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,6 +41,29 @@ TEST(NDArray, GetIntSaturatesUint64AndFloats) {
   b.data<uint8_t>()[1] = 0;
   EXPECT_EQ(b.get_int(0), 1);
   EXPECT_EQ(b.get_int(1), 0);
+}
+
+// Arrays a kernel streams page as the exported runtime's do (base/host_memory.h): from 2 MiB on they start on a
+// huge page, so that a tuner's measurement and a model run see the same TLB reach; smaller ones on a cache line.
+TEST(NDArray, LargeArraysStartOnAHugePage) {
+  NDArray big({int64_t{1} << 20}, float32());  // 4 MiB
+  NDArray exact({static_cast<int64_t>(kHugePageBytes / 4)}, float32());
+  NDArray small({1000}, float32());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.raw()) % kHugePageBytes, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(exact.raw()) % kHugePageBytes, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.raw()) % 64, 0u);
+  EXPECT_EQ(big.get(big.size() - 1), 0.0);  // zero-filled to the end
+}
+
+TEST(HostMemory, RoundsUpAndAligns) {
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{65}, kHugePageBytes - 1, kHugePageBytes, kHugePageBytes + 1}) {
+    void *p = allocate_host_memory(bytes);
+    ASSERT_NE(p, nullptr) << bytes;
+    const size_t align = bytes >= kHugePageBytes ? kHugePageBytes : 64;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u) << bytes;
+    if (bytes) static_cast<volatile char *>(p)[bytes - 1] = 1;  // the last byte is ours
+    free_host_memory(p);
+  }
 }
 
 }  // namespace
