@@ -1,15 +1,13 @@
 #include "model_tuning/model_latency.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <vector>
 
 #include "base/errors.h"
 #include "relay_import/export/export.h"
 #include "relay_import/onnx_importer.h"
+#include "model_tuning/timing_export.h"
 #include "runtime/model.h"
 
 namespace tetune {
@@ -17,20 +15,6 @@ namespace autotune {
 
 namespace {
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// A directory of our own under $TMPDIR, removed with everything in it when this goes.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tetune-latency-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw Error("cannot create a directory under " + std::filesystem::temp_directory_path().string());
-    path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 }  // namespace
 
 ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
@@ -38,10 +22,7 @@ ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<
   if (runs < 1) throw Error("measure_model_latency: runs must be >= 1, got " + std::to_string(runs));
   relay::ImportOptions io;
   io.input_shapes = input_shapes;
-  relay::ExportOptions eo;
-  eo.compile.threads = threads;
-  relay::set_layout(eo.compile, layout);
-  eo.model_path = onnx_path;
+  relay::ExportOptions eo = timing_export_options(onnx_path, threads, layout);
   relay::TunedLookupStats stats;
   relay::TunedLookupOptions lookup;
   lookup.print_notes = false;
@@ -56,13 +37,7 @@ ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<
   // The runtime `tetune run` and deployments use, not the JIT executor.
   std::unique_ptr<rt::Model> m = rt::Model::load(dir.path);
   m->set_num_threads(threads);
-  std::vector<NDArray> inputs;
-  uint64_t seed = 7;
-  for (int32_t v : m->plan().inputs) {
-    const rt::PlanValue &in = m->plan().values[v];
-    const DType dt{static_cast<DType::Code>(in.dtype_code), in.dtype_bits};
-    inputs.push_back(dt.is_float() ? NDArray::random(in.shape, dt, seed++, -1, 1) : NDArray(in.shape, dt));
-  }
+  const std::vector<NDArray> inputs = seeded_inputs(*m);
   m->run(inputs);  // warm-up: first touch of buffers and weights
   std::vector<double> ms;
   for (int i = 0; i < runs; i++) {

@@ -40,16 +40,23 @@ constexpr const char *kRecordColumns =
 // two), rep_id that record. A schedule measured once costs its one median; a
 // schedule re-measured (autotune::TuneOptions::confirm_top) costs the middle
 // of its measurements, so one lucky measurement among many does not decide.
-// srank puts re-measured schedules (n > 1) before those measured once (see
-// TuningLog::best for why), then orders by cost.
+// A schedule timed inside its model (tuner_version kInModelTunerVersion)
+// costs the middle of those records alone and ranks first: the others were
+// timed alone. srank then puts re-measured schedules (n > 1) before those
+// measured once (see TuningLog::best for why), then orders by cost.
 constexpr const char *kScheduleCostsCte =
-    "WITH ok AS (SELECT workload_key, target_key, schedule_json, median_ms, id, "
+    "WITH tagged AS (SELECT workload_key, target_key, schedule_json, median_ms, id, "
+    "CASE WHEN tuner_version LIKE 'tetune-in-model/%' THEN 1 ELSE 0 END AS im "
+    "FROM records WHERE error_code = 0 AND median_ms IS NOT NULL), "
+    "scoped AS (SELECT workload_key, target_key, schedule_json, median_ms, id, im, "
+    "MAX(im) OVER (PARTITION BY workload_key, target_key, schedule_json) AS sim FROM tagged), "
+    "ok AS (SELECT workload_key, target_key, schedule_json, median_ms, id, sim, "
     "ROW_NUMBER() OVER (PARTITION BY workload_key, target_key, schedule_json ORDER BY median_ms, id) AS pos, "
     "COUNT(*) OVER (PARTITION BY workload_key, target_key, schedule_json) AS n "
-    "FROM records WHERE error_code = 0 AND median_ms IS NOT NULL), "
+    "FROM scoped WHERE im = sim), "
     "costs AS (SELECT workload_key AS c_wk, target_key AS c_tk, schedule_json AS c_sched, median_ms AS cost, "
-    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY n > 1 DESC, median_ms, id) "
-    "AS srank FROM ok WHERE pos = n / 2 + 1) ";
+    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY sim DESC, n > 1 DESC, "
+    "median_ms, id) AS srank FROM ok WHERE pos = n / 2 + 1) ";
 
 std::string costs_to_json(const std::vector<double> &costs) {
   nlohmann::json a = nlohmann::json::array();

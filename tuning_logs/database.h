@@ -158,7 +158,10 @@ class TuningLog {
    * phase. Seen on conv C64 56x56 (1000 trials): the 24 re-measured
    * schedules, first measured at 0.564-0.578 ms, had middles of 0.605-0.675
    * ms in a slow phase, and one measured once at 0.578 ms would have ranked
-   * first. Ties: lowest record id.
+   * first. Ties: lowest record id. Schedules with records timed inside
+   * their model (tuner_version kInModelTunerVersion) rank before all
+   * others, each costing the middle of those records alone: the model's
+   * caches and neighbours are what `compile` will give it.
    */
   std::vector<MeasureRecord> best(const std::string &workload_key,
                                   const std::string &target_key,

@@ -47,6 +47,13 @@ struct MeasureRecord {
   bool ok() const { return error_code == static_cast<int>(ErrorCode::kNoError); }
 };
 
+/**
+ * tuner_version of a record timed inside its compiled model (the kernel's
+ * per-call time in a model run; autotune::choose_in_model): such records
+ * outrank every record timed alone in TuningLog::best.
+ */
+constexpr const char *kInModelTunerVersion = "tetune-in-model/1";
+
 /** Field-by-field equality, optionally ignoring the id; +inf == +inf. */
 bool same_record(const MeasureRecord &a, const MeasureRecord &b,
                  bool compare_id = true);

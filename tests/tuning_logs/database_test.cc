@@ -139,6 +139,38 @@ TEST_P(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
   EXPECT_EQ(log.export_jsonl(os, f), 5);
 }
 
+// A schedule timed inside its model outranks every schedule timed alone, at
+// the middle of its in-model records only: `tune` compares a task's pick and
+// its default in the model and `compile` must take the faster there, though
+// both were faster alone.
+TEST_P(DatabaseTest, InModelRecordsRankFirstByTheirOwnTimes) {
+  TuningLog log = TuningLog::open(path_);
+  const std::string t = cpu_target(2).key();
+  MeasureRecord pick = record("w", t, 1.0, 7);  // fastest alone, re-measured
+  log.add_record(pick);
+  log.add_record(pick);
+  MeasureRecord fallback = record("w", t, 1.4, 8);  // the default alone
+  log.add_record(fallback);
+  EXPECT_EQ(log.best("w", t)[0].schedule_json, pick.schedule_json) << "before any in-model record";
+
+  MeasureRecord pick_in_model = pick;
+  pick_in_model.median_ms = 1.3;
+  pick_in_model.tuner_version = kInModelTunerVersion;
+  log.add_record(pick_in_model);
+  MeasureRecord fallback_in_model = fallback;
+  fallback_in_model.median_ms = 1.2;
+  fallback_in_model.tuner_version = kInModelTunerVersion;
+  int64_t winner = log.add_record(fallback_in_model);
+  log.add_record(record("w", t, 0.1, 9));  // a later lucky record timed alone: ranks after both
+
+  auto top = log.best("w", t, 3);
+  ASSERT_EQ(top.size(), 3u) << "one record per schedule";
+  EXPECT_EQ(top[0].id, winner) << "the default, faster in the model, costs its in-model time";
+  EXPECT_DOUBLE_EQ(top[1].median_ms, 1.3) << "the pick costs its in-model time, not its 1.0 alone";
+  EXPECT_DOUBLE_EQ(top[2].median_ms, 0.1);
+  EXPECT_EQ(log.best("other", t).size(), 0u);
+}
+
 TEST_P(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
   TuningLog log = TuningLog::open(path_);
   TargetInfo want = cpu_target(8);

@@ -1,0 +1,34 @@
+// What timing a whole model needs, shared by model_latency and in_model_pick:
+// a scratch directory for its export, the export options `compile` would use,
+// and seeded inputs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/ndarray.h"
+#include "relay_import/export/export.h"
+#include "runtime/model.h"
+
+namespace tetune {
+namespace autotune {
+
+/** A directory of our own under $TMPDIR (tetune-latency-XXXXXX), removed with everything in it when this goes. */
+struct ScratchDir {
+  std::string path;
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+};
+
+/** Export options as `tetune compile` sets them for `threads` and `layout` (relay::set_layout); no schedule hook. */
+relay::ExportOptions timing_export_options(const std::string &onnx_path, int threads, const std::string &layout);
+
+/** Inputs for every graph input of m: uniform [-1, 1] floats from seeds 7, 8, ...; zero integers. */
+std::vector<NDArray> seeded_inputs(const rt::Model &m);
+
+}  // namespace autotune
+}  // namespace tetune

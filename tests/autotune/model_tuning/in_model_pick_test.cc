@@ -1,0 +1,97 @@
+// choose_in_model (model_tuning/in_model_pick.h): a task whose record is not
+// its default schedule is run inside the model both ways, both times are
+// recorded as in-model records, and the log then ranks the faster first, so
+// that `compile` takes what ran faster in the model.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "autotune/measure/record_store.h"
+#include "base/errors.h"
+#include "model_tuning/in_model_pick.h"
+#include "model_tuning/model_tuning.h"
+#include "schedule/trace.h"
+#include "tests/relay_import/onnx_builder.h"
+#include "tuning_logs/records.h"
+#include "workload/task.h"
+
+namespace tetune {
+namespace {
+
+using namespace tetune::testing;
+
+std::string scratch(const std::string &name) {
+  const char *dir = getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name + "_" + std::to_string(getpid());
+}
+
+// X [16, 64] -> Y = Relu(X W), W [64, 64] constant: one kernel, one task.
+std::string model_file() {
+  onnx::ModelProto m;
+  onnx::GraphProto *g = start_model(m, "matmul_relu");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {16, 64});
+  add_initializer(g, "W", {64, 64}, wave(64 * 64, 0.21f, 0.1f));
+  add_node(g, "MatMul", {"X", "W"}, {"XW"});
+  add_node(g, "Relu", {"XW"}, {"Y"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {16, 64});
+  const std::string path = scratch("matmul_relu") + ".onnx";
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+TEST(InModelPick, RecordsBothTimesAndTheFasterRanksFirst) {
+  const std::string model = model_file(), db_path = scratch("in_model") + ".db";
+  int kernel_groups = 0;
+  const std::vector<autotune::ModelTask> tasks = autotune::extract_model_tasks(model, {}, 1, &kernel_groups);
+  ASSERT_EQ(tasks.size(), 1u);
+  const Task &task = tasks[0].task;
+  // A record timed alone that beats everything: the bare schedule (no parallel loop, no vectors), not the default.
+  const std::string bare = trace_to_json(Schedule(task.outputs));
+  {
+    autotune::RecordStore db(db_path, task.workload_key, task.name, workload_description(task), 1);
+    tuning_log::MeasureRecord rec;
+    rec.schedule_json = bare;
+    rec.costs_ms = {1e-4};
+    rec.median_ms = 1e-4;
+    rec.tuner_version = "test";
+    db.add(rec);
+  }
+
+  const autotune::InModelPicks im =
+      autotune::choose_in_model(model, {}, 1, relay::TunedLogs{db_path, false, ""}, db_path, 2, 3);
+  ASSERT_EQ(im.tasks.size(), 1u);
+  const autotune::InModelTask &t = im.tasks[0];
+  EXPECT_EQ(t.workload_key, task.workload_key);
+  EXPECT_EQ(t.calls, 1);
+  ASSERT_TRUE(t.compared) << "a record other than the default, in both exports";
+  EXPECT_GT(t.pick_ms, 0);
+  EXPECT_GT(t.default_ms, 0);
+  EXPECT_EQ(t.default_faster, t.default_ms < t.pick_ms);
+  EXPECT_EQ(im.records_added, 2);
+  EXPECT_DOUBLE_EQ(im.kernels_ms, std::min(t.pick_ms, t.default_ms));
+  EXPECT_GT(im.tuned_model_ms, 0);
+  EXPECT_GT(im.default_model_ms, 0);
+
+  autotune::RecordStore db(db_path, task.workload_key, task.name, workload_description(task), 1);
+  const std::vector<tuning_log::MeasureRecord> best = db.best(2);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].tuner_version, tuning_log::kInModelTunerVersion) << "timed in the model: ranks before the 1e-4 ms record";
+  EXPECT_DOUBLE_EQ(best[0].median_ms, std::min(t.pick_ms, t.default_ms));
+  EXPECT_EQ(best[0].schedule_json == bare, !t.default_faster) << "the faster of the two in the model";
+  EXPECT_EQ(best[1].tuner_version, tuning_log::kInModelTunerVersion);
+  EXPECT_EQ(static_cast<int>(best[0].costs_ms.size()), 2 * 3) << "one time per run: rounds x runs";
+  std::remove(db_path.c_str());
+  std::remove(model.c_str());
+}
+
+TEST(InModelPick, RejectsNoRounds) {
+  EXPECT_THROW(autotune::choose_in_model("unused.onnx", {}, 1, relay::TunedLogs{}, "", 0, 3), Error);
+}
+
+}  // namespace
+}  // namespace tetune
