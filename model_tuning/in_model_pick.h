@@ -4,9 +4,9 @@
 // flushed: autotune/measure/measure.h); inside the model a kernel finds its
 // inputs where its producer left them, its weights where one inference of
 // the other kernels left them, and its two threads where the last kernel
-// left them. On an Ice Lake Xeon VM a 15-minute ResNet-50 tune left the
-// model 8% slower than with no records at all, though every pick had been
-// faster alone (bench/RESULTS.md, twentieth session). choose_in_model
+// left them, so a pick faster alone can be slower there than its default
+// (a tuned ResNet-50 ran slower than an untuned one: bench/RESULTS.md,
+// twentieth session). choose_in_model
 // exports the model twice, with the records and with the default schedules,
 // runs both in turns with per-kernel timing, and stores each compared
 // task's two in-model times as records (tuning_logs/records.h:
