@@ -3,15 +3,14 @@
 // The search ranks a task's schedules timed alone (warm, or with the weights
 // flushed: autotune/measure/measure.h); inside the model a kernel finds its
 // inputs where its producer left them, its weights where one inference of
-// the other kernels left them, and its two threads where the last kernel
-// left them, so a pick faster alone can be slower there than its default
-// (a tuned ResNet-50 ran slower than an untuned one: bench/RESULTS.md,
-// twentieth session). choose_in_model
-// exports the model twice, with the records and with the default schedules,
-// runs both in turns with per-kernel timing, and stores each compared
-// task's two in-model times as records (tuning_logs/records.h:
-// kInModelTunerVersion), which outrank every record timed alone: `compile`
-// then takes whichever ran faster in the model.
+// the other kernels left them, and its worker threads where the last kernel
+// left them, so a pick faster alone can be slower there than its default (a
+// tuned ResNet-50 ran slower than an untuned one: bench/RESULTS.md, twentieth
+// session). choose_in_model exports the model twice, with the records and
+// with the default schedules, runs both in turns with per-kernel timing, and
+// stores each compared task's two in-model times as records
+// (tuning_logs/records.h: kInModelTunerVersion), which outrank every record
+// timed alone: `compile` then takes whichever ran faster in the model.
 #pragma once
 
 #include <map>
