@@ -1,7 +1,6 @@
 #include "model_tuning/in_model_pick.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -19,18 +18,13 @@ namespace autotune {
 
 namespace {
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+// tuning_log::median_of, 0 for a kernel never called.
+double median(const std::vector<double> &v) { return v.empty() ? 0 : tuning_log::median_of(v); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// A task as an export compiled it: the task, its schedule's trace, where the schedule came from.
+// A task as an export compiled it: the task and its schedule's trace.
 struct Compiled {
   std::optional<Task> task;
   std::string schedule_json;
-  ScheduleSource source = ScheduleSource::Analytical;
 };
 
 // One export, loaded, with the per-run per-call time of each of its kernels.
@@ -87,7 +81,6 @@ void export_capturing(const std::string &onnx_path, const std::map<std::string, 
     Compiled &k = t.by_key[task.workload_key];
     k.task = task;
     k.schedule_json = trace_to_json(c.schedule);
-    k.source = c.source;
     return c;
   };
   relay::ImportOptions io;
@@ -108,10 +101,9 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   TimedExport tuned, plain;
   const double t0 = now_s();
   relay::ExportOptions with_records = timing_export_options(onnx_path, threads, layout);
-  relay::TunedLookupStats stats;
   relay::TunedLookupOptions lookup;
   lookup.print_notes = false;
-  relay::use_tuned_schedules(with_records.compile, logs, &stats, lookup);
+  relay::use_tuned_schedules(with_records.compile, logs, nullptr, lookup);
   export_capturing(onnx_path, input_shapes, with_records, tuned);
   export_capturing(onnx_path, input_shapes, timing_export_options(onnx_path, threads, layout), plain);
   out.compile_s = now_s() - t0;

@@ -1,7 +1,6 @@
 #include "model_tuning/model_latency.h"
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "base/errors.h"
@@ -12,10 +11,6 @@
 
 namespace tetune {
 namespace autotune {
-
-namespace {
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-}  // namespace
 
 ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
                                    const relay::TunedLogs &logs, int runs, const std::string &layout) {

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "base/errors.h"
@@ -27,6 +28,8 @@ relay::ExportOptions timing_export_options(const std::string &onnx_path, int thr
   eo.model_path = onnx_path;
   return eo;
 }
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::vector<NDArray> seeded_inputs(const rt::Model &m) {
   std::vector<NDArray> inputs;

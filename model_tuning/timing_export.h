@@ -1,6 +1,6 @@
 // What timing a whole model needs, shared by model_latency and in_model_pick:
 // a scratch directory for its export, the export options `compile` would use,
-// and seeded inputs.
+// seeded inputs, and a clock.
 #pragma once
 
 #include <map>
@@ -26,6 +26,9 @@ struct ScratchDir {
 
 /** Export options as `tetune compile` sets them for `threads` and `layout` (relay::set_layout); no schedule hook. */
 relay::ExportOptions timing_export_options(const std::string &onnx_path, int threads, const std::string &layout);
+
+/** Seconds on the steady clock (an arbitrary epoch): for intervals. */
+double now_s();
 
 /** Inputs for every graph input of m: uniform [-1, 1] floats from seeds 7, 8, ...; zero integers. */
 std::vector<NDArray> seeded_inputs(const rt::Model &m);
