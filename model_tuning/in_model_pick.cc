@@ -1,8 +1,10 @@
 #include "model_tuning/in_model_pick.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "autotune/measure/record_store.h"
 #include "base/errors.h"
@@ -88,6 +90,71 @@ void export_capturing(const std::string &onnx_path, const std::map<std::string, 
   t.result = relay::export_model(relay::import_onnx(onnx_path, io), t.dir.path, eo);
 }
 
+// Each task's in-model per-call times and the records written of them.
+class InModelRecorder {
+ public:
+  InModelRecorder(const std::string &db_path, int threads, InModelPicks &out) : db_path_(db_path), threads_(threads), out_(out) {}
+
+  /** Writes one in-model record of `json` for the task, its costs one time per run (ms per call). */
+  void add(const Task &task, const std::string &json, const std::vector<double> &costs) {
+    RecordStore db(db_path_, task.workload_key, task.name, workload_description(task), std::max(1, threads_));
+    tuning_log::MeasureRecord rec;
+    rec.schedule_json = json;
+    rec.costs_ms = costs;
+    rec.median_ms = median(costs);
+    rec.gflops = rec.median_ms > 0 ? task.flops / (rec.median_ms * 1e6) : 0;
+    rec.tuner_version = tuning_log::kInModelTunerVersion;
+    rec.trial_index = static_cast<int>(db.count());
+    db.add(rec);
+    out_.records_added++;
+  }
+
+ private:
+  std::string db_path_;
+  int threads_;
+  InModelPicks &out_;
+};
+
+// The kernel of each workload key in an export.
+std::map<std::string, int> kernel_by_key(const TimedExport &e) {
+  std::map<std::string, int> out;
+  for (size_t k = 0; k < e.result.task_schedules.size(); k++) out[e.result.task_schedules[k].workload_key] = static_cast<int>(k);
+  return out;
+}
+
+// Kernel k of export e, against the default export where that has the same
+// kernel with another schedule; records what it timed. A kernel of a conv's
+// form (in conv_keys) is recorded even alone, so that both forms of the conv
+// have in-model times to be chosen by.
+InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, const std::map<std::string, int> &plain_kernel,
+                        const std::set<std::string> &conv_keys, InModelRecorder &recorder) {
+  const relay::TaskSchedule &ts = e.result.task_schedules[k];
+  InModelTask t;
+  t.name = ts.group;
+  t.workload_key = ts.workload_key;
+  t.calls = e.calls_of(k);
+  t.pick_ms = median(e.per_call[k]);
+  auto mine = e.by_key.find(ts.workload_key);
+  if (mine == e.by_key.end() || !mine->second.task || e.per_call[k].empty()) return t;
+  auto pk = plain_kernel.find(ts.workload_key);
+  auto theirs = plain.by_key.find(ts.workload_key);
+  t.compared = ts.source == ScheduleSource::Record && pk != plain_kernel.end() && theirs != plain.by_key.end() &&
+               mine->second.schedule_json != theirs->second.schedule_json && !plain.per_call[pk->second].empty();
+  const Task &task = *mine->second.task;
+  if (t.compared) {
+    t.default_ms = median(plain.per_call[pk->second]);
+    t.default_faster = t.default_ms < t.pick_ms;
+    recorder.add(task, mine->second.schedule_json, e.per_call[k]);
+    recorder.add(task, theirs->second.schedule_json, plain.per_call[pk->second]);
+  } else if (conv_keys.count(ts.workload_key)) {
+    recorder.add(task, mine->second.schedule_json, e.per_call[k]);
+  }
+  return t;
+}
+
+// The faster per-call time of a timed task (ms).
+double best_ms(const InModelTask &t) { return t.compared ? std::min(t.pick_ms, t.default_ms) : t.pick_ms; }
+
 }  // namespace
 
 InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
@@ -98,7 +165,7 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   InModelPicks out;
   out.rounds = rounds;
   out.runs_per_round = runs;
-  TimedExport tuned, plain;
+  TimedExport tuned, other, plain;
   const double t0 = now_s();
   relay::ExportOptions with_records = timing_export_options(onnx_path, threads, layout);
   relay::TunedLookupOptions lookup;
@@ -106,52 +173,59 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   relay::use_tuned_schedules(with_records.compile, logs, nullptr, lookup);
   export_capturing(onnx_path, input_shapes, with_records, tuned);
   export_capturing(onnx_path, input_shapes, timing_export_options(onnx_path, threads, layout), plain);
+  // Every conv in the form its records do not favour: with the tuned export, both forms of each, timed in the model.
+  const bool forms = !tuned.result.conv_forms.empty();
+  if (forms) {
+    relay::ExportOptions flipped = with_records;
+    flipped.compile.other_conv_forms = true;
+    export_capturing(onnx_path, input_shapes, flipped, other);
+  }
   out.compile_s = now_s() - t0;
 
-  tuned.load(threads);
-  plain.load(threads);
-  for (int r = 0; r < rounds; r++) {  // in turns, so that a slow phase of the machine falls on both
-    tuned.run(runs);
-    plain.run(runs);
-  }
+  std::vector<TimedExport *> timed = {&tuned, &plain};
+  if (forms) timed.push_back(&other);
+  for (TimedExport *e : timed) e->load(threads);
+  for (int r = 0; r < rounds; r++)  // in turns, so that a slow phase of the machine falls on all alike
+    for (TimedExport *e : timed) e->run(runs);
   out.tuned_model_ms = median(tuned.run_ms);
   out.default_model_ms = median(plain.run_ms);
 
-  std::map<std::string, int> plain_kernel;  // workload key -> kernel of the default export
-  for (size_t k = 0; k < plain.result.task_schedules.size(); k++) plain_kernel[plain.result.task_schedules[k].workload_key] = static_cast<int>(k);
+  std::set<std::string> conv_keys;  // the kernels of both forms of every eligible conv
+  for (const relay::ConvForms &f : tuned.result.conv_forms) {
+    conv_keys.insert(f.direct.workload_key);
+    for (const Task &w : f.winograd) conv_keys.insert(w.workload_key);
+  }
+  InModelRecorder recorder(db_path, threads, out);
+  const std::map<std::string, int> plain_kernel = kernel_by_key(plain);
+  std::map<std::string, double> in_model_ms;  // workload key -> its faster per-call time in the model
   for (size_t k = 0; k < tuned.result.task_schedules.size(); k++) {
-    const relay::TaskSchedule &ts = tuned.result.task_schedules[k];
-    InModelTask t;
-    t.name = ts.group;
-    t.workload_key = ts.workload_key;
-    t.calls = tuned.calls_of(static_cast<int>(k));
-    t.pick_ms = median(tuned.per_call[k]);
-    auto pk = plain_kernel.find(ts.workload_key);
-    auto mine = tuned.by_key.find(ts.workload_key);
-    auto theirs = plain.by_key.find(ts.workload_key);
-    t.compared = ts.source == ScheduleSource::Record && pk != plain_kernel.end() && mine != tuned.by_key.end() &&
-                 theirs != plain.by_key.end() && mine->second.task && mine->second.schedule_json != theirs->second.schedule_json &&
-                 !tuned.per_call[k].empty() && !plain.per_call[pk->second].empty();
-    if (t.compared) {
-      t.default_ms = median(plain.per_call[pk->second]);
-      t.default_faster = t.default_ms < t.pick_ms;
-      const Task &task = *mine->second.task;
-      RecordStore db(db_path, task.workload_key, task.name, workload_description(task), std::max(1, threads));
-      for (const auto &[json, costs] : {std::make_pair(mine->second.schedule_json, tuned.per_call[k]),
-                                        std::make_pair(theirs->second.schedule_json, plain.per_call[pk->second])}) {
-        tuning_log::MeasureRecord rec;
-        rec.schedule_json = json;
-        rec.costs_ms = costs;
-        rec.median_ms = median(costs);
-        rec.gflops = rec.median_ms > 0 ? task.flops / (rec.median_ms * 1e6) : 0;
-        rec.tuner_version = tuning_log::kInModelTunerVersion;
-        rec.trial_index = static_cast<int>(db.count());
-        db.add(rec);
-        out.records_added++;
-      }
-    }
-    out.kernels_ms += t.calls * (t.compared ? std::min(t.pick_ms, t.default_ms) : t.pick_ms);
+    InModelTask t = time_kernel(tuned, static_cast<int>(k), plain, plain_kernel, conv_keys, recorder);
+    out.kernels_ms += t.calls * best_ms(t);
+    if (t.calls) in_model_ms[t.workload_key] = best_ms(t);
     out.tasks.push_back(t);
+  }
+  if (forms)
+    for (size_t k = 0; k < other.result.task_schedules.size(); k++) {
+      const std::string &key = other.result.task_schedules[k].workload_key;
+      if (in_model_ms.count(key) || !conv_keys.count(key)) continue;  // timed in the tuned export; or no conv's
+      InModelTask t = time_kernel(other, static_cast<int>(k), plain, plain_kernel, conv_keys, recorder);
+      if (t.calls) in_model_ms[key] = best_ms(t);
+      out.other_form_tasks.push_back(t);
+    }
+
+  // Each conv's two forms by their in-model times, as `compile` will choose them from the new records.
+  auto known = [&](const std::string &key) { return in_model_ms.count(key) ? in_model_ms[key] : std::nan(""); };
+  for (const relay::ConvForms &f : tuned.result.conv_forms) {
+    if (f.winograd.size() != 3) continue;  // a shared input transform: not the conv's alone (conv_forms.h)
+    const double direct = known(f.direct.workload_key);
+    double winograd = 0;
+    for (const Task &w : f.winograd) winograd += known(w.workload_key);
+    if (std::isnan(direct) || std::isnan(winograd)) continue;
+    out.convs_compared++;
+    const bool was_direct = f.direct_faster(), now_direct = direct < winograd;
+    if (was_direct == now_direct) continue;
+    out.convs_switched++;
+    out.kernels_ms += now_direct ? direct - winograd : winograd - direct;  // one call of each of its kernels
   }
   return out;
 }

@@ -6,11 +6,13 @@
 // the other kernels left them, and its worker threads where the last kernel
 // left them, so a pick faster alone can be slower there than its default (a
 // tuned ResNet-50 ran slower than an untuned one: bench/RESULTS.md, twentieth
-// session). choose_in_model exports the model twice, with the records and
-// with the default schedules, runs both in turns with per-kernel timing, and
-// stores each compared task's two in-model times as records
+// session). choose_in_model exports the model with the records, with the
+// default schedules, and with every Winograd-eligible conv in its other form
+// (direct or Winograd, relay_import/conv_forms.h), runs them in turns with
+// per-kernel timing, and stores the in-model times as records
 // (tuning_logs/records.h: kInModelTunerVersion), which outrank every record
-// timed alone: `compile` then takes whichever ran faster in the model.
+// timed alone: `compile` then takes whichever schedule, and whichever conv
+// form, ran faster in the model.
 #pragma once
 
 #include <map>
@@ -36,33 +38,41 @@ struct InModelTask {
 
 struct InModelPicks {
   std::vector<InModelTask> tasks;  // the tuned export's kernels, in kernel order
+  /** The kernels of convs in the form their records do not favour (not in `tasks`), timed in a third export. */
+  std::vector<InModelTask> other_form_tasks;
+  int convs_compared = 0;  // Winograd-eligible convs with both forms timed in the model
+  int convs_switched = 0;  // of those, the ones whose faster form there is not the one their records chose
   double tuned_model_ms = 0;       // median latency of a run of the tuned export (ms)
   double default_model_ms = 0;     // and of the export with default schedules
   /**
    * What the kernels will take once `compile` reads the new records: per
    * kernel, calls x the faster of its two per-call medians where compared,
-   * else its tuned per-call median (ms); the time between kernels is left out.
+   * else its tuned per-call median, with each switched conv's kernels
+   * replaced by its other form's (ms); the time between kernels is left out.
    */
   double kernels_ms = 0;
   int records_added = 0;
   int rounds = 0, runs_per_round = 0;
-  double compile_s = 0;            // both exports (s)
+  double compile_s = 0;            // all exports (s)
 };
 
 /**
  * Exports the ONNX model at onnx_path (input_shapes for its dynamic inputs,
- * `layout` as relay::set_layout) for `threads` threads twice into scratch
- * directories of its own: with the best records of `logs`, and with the
- * default schedules (as `compile --no-measure`). Loads both in the runtime
- * a deployment uses and, for `rounds` rounds, runs each `runs` times in turn
- * (the machine's slow phases fall on both alike) on seeded inputs, timing
- * every kernel call. A task compiled from a record whose schedule differs
- * from its default, with the same kernel in both exports, gets two records
- * in db_path ("" = the user's log) tagged kInModelTunerVersion: its pick's
- * and its default's per-call times (costs_ms: the median of each run).
- * Tasks in only one export (a conv whose form, direct or Winograd, differs)
- * are not compared. Raises what import, export, load and the log raise;
- * Error for rounds or runs below 1.
+ * `layout` as relay::set_layout) for `threads` threads into scratch
+ * directories of its own: with the best records of `logs`, with the default
+ * schedules (as `compile --no-measure`), and, where the model has
+ * Winograd-eligible convs, with the records but each such conv in its other
+ * form (CompileOptions::other_conv_forms). Loads them in the runtime a
+ * deployment uses and, for `rounds` rounds, runs each `runs` times in turn
+ * (the machine's slow phases fall on all alike) on seeded inputs, timing
+ * every kernel call. Writes records tagged kInModelTunerVersion to db_path
+ * ("" = the user's log), their costs_ms the per-call time of each run:
+ * - for a task compiled from a record whose schedule differs from its
+ *   default, with the same kernel in the default export: both schedules';
+ * - for any other kernel of either form of an eligible conv: its schedule's,
+ *   so that `compile` chooses each conv's form by its kernels' in-model times.
+ * Raises what import, export, load and the log raise; Error for rounds or
+ * runs below 1.
  */
 InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
                              const relay::TunedLogs &logs, const std::string &db_path, int rounds, int runs,

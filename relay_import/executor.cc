@@ -63,7 +63,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
       if (options.record_ms || options.list_conv_forms) st.conv_forms = conv_forms(g, options);
       std::set<std::string> direct;
       for (const ConvForms &f : st.conv_forms)
-        if (f.direct_faster()) direct.insert(f.conv);
+        if (f.direct_faster() != options.other_conv_forms) direct.insert(f.conv);
       st.winograd_convs = static_cast<int>(convert_convs_to_winograd(g, direct).size());
     }
   }

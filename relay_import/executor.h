@@ -87,6 +87,13 @@ struct CompileOptions {
   std::function<double(const tetune::Task &)> record_ms;
   /** CompileStats::conv_forms (the tasks of both forms) also without record_ms: tuning tunes both. */
   bool list_conv_forms = false;
+  /**
+   * Each eligible conv takes the form its record times do not favour (Winograd
+   * where direct is faster, else direct), so that both forms of every conv can
+   * be timed inside the model (model_tuning/in_model_pick.h); never for a
+   * deployment.
+   */
+  bool other_conv_forms = false;
 };
 
 /**

@@ -139,8 +139,9 @@ void add_tune_model_command(CLI::App &app) {
                   "estimate")
       ->check(positive());
   cmd->add_flag("--no-model-run", a->no_model_run,
-                "skip the final steps: each task's pick against its default timed inside the model (both exported, "
-                "run in turns; the faster there recorded to win), and the final compile and run");
+                "skip the final steps: each task's pick against its default, and each conv's direct and Winograd forms, "
+                "timed inside the model (exported, run in turns; the faster there recorded to win), and the final "
+                "compile and run");
   add_layout_option(cmd, a->layout);
   cmd->callback([a] {
     autotune::ModelTuneOptions o;
@@ -246,10 +247,12 @@ void add_tune_model_command(CLI::App &app) {
     if (a->no_model_run) return;
     const relay::TunedLogs logs{a->db, !a->no_shipped, ""};
     // Timed alone, a pick can beat its default and still lose to it in the model (model_tuning/in_model_pick.h):
-    // both run in the model, in turns, and the faster there is recorded to win. Their in-model times are the estimate.
+    // both run in the model, in turns, and the faster there is recorded to win; so do each conv's two forms. Their
+    // in-model times are the estimate.
     // Not where another machine measured (MPI workers, a remote runner): this one's model run says nothing of theirs.
     if (!autotune::measure_hooks().make_measurer) {
-      std::fprintf(stderr, "timing each task's pick against its default schedule inside the model (--no-model-run skips this)\n");
+      std::fprintf(stderr, "timing each task's pick against its default schedule, and each conv's two forms, inside the model "
+                           "(--no-model-run skips this)\n");
       constexpr int kInModelRounds = 3, kInModelRuns = 10;
       const autotune::InModelPicks im = autotune::choose_in_model(a->model, shapes, a->threads, logs, a->db, kInModelRounds,
                                                                   kInModelRuns, a->layout);
@@ -264,6 +267,9 @@ void add_tune_model_command(CLI::App &app) {
                   "compared with their default, %d keep the default, faster there:%s\n",
                   im.rounds, im.runs_per_round, fmt_ms(im.tuned_model_ms).c_str(), fmt_ms(im.default_model_ms).c_str(),
                   compared, static_cast<int>(im.tasks.size()), kept_default, kept.empty() ? " none" : kept.c_str());
+      if (im.convs_compared)
+        std::printf("conv forms in the model: %d convs timed direct and by Winograd, %d switch to the form faster there\n",
+                    im.convs_compared, im.convs_switched);
       std::fflush(stdout);
       how = " (the kernels' per-call times in the model, the faster of pick and default per task; " + fmt_ms(est) +
             " ms as the tasks were timed alone)";

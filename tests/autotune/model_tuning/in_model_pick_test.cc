@@ -1,22 +1,29 @@
 // choose_in_model (model_tuning/in_model_pick.h): a task whose record is not
 // its default schedule is run inside the model both ways, both times are
 // recorded as in-model records, and the log then ranks the faster first, so
-// that `compile` takes what ran faster in the model.
+// that `compile` takes what ran faster in the model; a conv's two forms are
+// both timed there, and `compile` weighs them by those times.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "autotune/measure/record_store.h"
 #include "base/errors.h"
 #include "model_tuning/in_model_pick.h"
 #include "model_tuning/model_tuning.h"
+#include "relay_import/export/export.h"
+#include "relay_import/onnx_importer.h"
+#include "relay_import/passes/blocked_layout.h"
 #include "schedule/trace.h"
 #include "tests/relay_import/onnx_builder.h"
+#include "tuning_logs/database.h"
 #include "tuning_logs/records.h"
 #include "workload/task.h"
 
@@ -85,6 +92,65 @@ TEST(InModelPick, RecordsBothTimesAndTheFasterRanksFirst) {
   EXPECT_EQ(best[0].schedule_json == bare, !t.default_faster) << "the faster of the two in the model";
   EXPECT_EQ(best[1].tuner_version, tuning_log::kInModelTunerVersion);
   EXPECT_EQ(static_cast<int>(best[0].costs_ms.size()), 2 * 3) << "one time per run: rounds x runs";
+  std::remove(db_path.c_str());
+  std::remove(model.c_str());
+}
+
+// X [1, 32, 8, 8] -> Y = Relu(Conv3x3(X, W), pads 1), W [32, 32, 3, 3]: one Winograd-eligible conv.
+std::string conv_model_file() {
+  onnx::ModelProto m;
+  onnx::GraphProto *g = start_model(m, "conv_relu");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 8, 8});
+  add_initializer(g, "W", {32, 32, 3, 3}, wave(32 * 32 * 9, 0.37f, 0.1f));
+  auto *n = add_node(g, "Conv", {"X", "W"}, {"C"});
+  attr_ints(n, "pads", {1, 1, 1, 1});
+  add_node(g, "Relu", {"C"}, {"Y"});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 32, 8, 8});
+  const std::string path = scratch("conv_relu") + ".onnx";
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+// With no records the conv runs by Winograd (the default form) in the tuned
+// export and direct in the third; each form's kernels get in-model records, and
+// a compile with the log then weighs the two forms by those times.
+TEST(InModelPick, TimesBothConvFormsAndCompileTakesTheFasterThere) {
+  if (relay::channel_block(Target{}) == 0) GTEST_SKIP() << "no blocked layout on this CPU (neither AVX2 nor AVX-512)";
+  const std::string model = conv_model_file(), db_path = scratch("in_model_conv") + ".db";
+  tuning_log::TuningLog::open(db_path);  // an empty log, as after a tuning that stored nothing
+  const relay::TunedLogs logs{db_path, false, ""};
+  const autotune::InModelPicks im = autotune::choose_in_model(model, {}, 1, logs, db_path, 2, 3);
+  EXPECT_EQ(im.convs_compared, 1);
+  std::map<std::string, double> in_model;  // workload key -> per-call ms
+  for (const auto *list : {&im.tasks, &im.other_form_tasks})
+    for (const autotune::InModelTask &t : *list) {
+      EXPECT_FALSE(t.compared) << t.name << ": no record, nothing to compare with the default";
+      in_model[t.workload_key] = t.pick_ms;
+    }
+  ASSERT_EQ(im.other_form_tasks.size(), 1u) << "the direct kernel, only in the third export";
+  EXPECT_EQ(im.records_added, 4) << "the direct kernel and the three Winograd kernels";
+
+  relay::ExportOptions eo;
+  eo.compile.threads = 1;
+  relay::TunedLookupOptions quiet;
+  quiet.print_notes = false;
+  relay::use_tuned_schedules(eo.compile, logs, nullptr, quiet);
+  relay::ImportOptions io;
+  const std::string out_dir = scratch("in_model_conv_export");
+  const relay::ExportResult r = relay::export_model(relay::import_onnx(model, io), out_dir, eo);
+  ASSERT_EQ(r.conv_forms.size(), 1u);
+  const relay::ConvForms &f = r.conv_forms[0];
+  ASSERT_EQ(f.winograd.size(), 3u);
+  ASSERT_TRUE(in_model.count(f.direct.workload_key));
+  EXPECT_DOUBLE_EQ(f.direct_ms, in_model[f.direct.workload_key]) << "the direct kernel's time in the model";
+  double winograd = 0;
+  for (const Task &w : f.winograd) {
+    ASSERT_TRUE(in_model.count(w.workload_key)) << w.name;
+    winograd += in_model[w.workload_key];
+  }
+  EXPECT_NEAR(f.winograd_ms, winograd, 1e-12) << "the sum of its three kernels' times in the model";
+  EXPECT_EQ(im.convs_switched, f.direct_faster() ? 1 : 0) << "from Winograd, the default, to direct where that ran faster";
+  std::filesystem::remove_all(out_dir);
   std::remove(db_path.c_str());
   std::remove(model.c_str());
 }
