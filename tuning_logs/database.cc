@@ -41,21 +41,26 @@ constexpr const char *kRecordColumns =
 // schedule re-measured (autotune::TuneOptions::confirm_top) costs the middle
 // of its measurements, so one lucky measurement among many does not decide.
 // A schedule timed inside its model (tuner_version kInModelTunerVersion)
-// costs the middle of those records alone and ranks first: the others were
-// timed alone. srank then puts re-measured schedules (n > 1) before those
-// measured once (see TuningLog::best for why), then orders by cost.
+// costs the middle of those records alone and ranks before those timed
+// alone, except those timed alone after the workload's last in-model record
+// (fresh: a later tuning's, not yet met in the model), which rank first.
+// srank then puts re-measured schedules (n > 1) before those measured once
+// (see TuningLog::best for why), then orders by cost.
 constexpr const char *kScheduleCostsCte =
     "WITH tagged AS (SELECT workload_key, target_key, schedule_json, median_ms, id, "
     "CASE WHEN tuner_version LIKE 'tetune-in-model/%' THEN 1 ELSE 0 END AS im "
     "FROM records WHERE error_code = 0 AND median_ms IS NOT NULL), "
     "scoped AS (SELECT workload_key, target_key, schedule_json, median_ms, id, im, "
-    "MAX(im) OVER (PARTITION BY workload_key, target_key, schedule_json) AS sim FROM tagged), "
+    "MAX(im) OVER (PARTITION BY workload_key, target_key, schedule_json) AS sim, "
+    "MAX(id) OVER (PARTITION BY workload_key, target_key, schedule_json) AS newest, "
+    "MAX(CASE WHEN im = 1 THEN id END) OVER (PARTITION BY workload_key, target_key) AS last_im FROM tagged), "
     "ok AS (SELECT workload_key, target_key, schedule_json, median_ms, id, sim, "
+    "CASE WHEN sim = 0 AND newest > COALESCE(last_im, newest) THEN 1 ELSE 0 END AS fresh, "
     "ROW_NUMBER() OVER (PARTITION BY workload_key, target_key, schedule_json ORDER BY median_ms, id) AS pos, "
     "COUNT(*) OVER (PARTITION BY workload_key, target_key, schedule_json) AS n "
     "FROM scoped WHERE im = sim), "
     "costs AS (SELECT workload_key AS c_wk, target_key AS c_tk, schedule_json AS c_sched, median_ms AS cost, "
-    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY sim DESC, n > 1 DESC, "
+    "id AS rep_id, ROW_NUMBER() OVER (PARTITION BY workload_key, target_key ORDER BY fresh DESC, sim DESC, n > 1 DESC, "
     "median_ms, id) AS srank FROM ok WHERE pos = n / 2 + 1) ";
 
 std::string costs_to_json(const std::vector<double> &costs) {

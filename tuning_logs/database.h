@@ -159,9 +159,13 @@ class TuningLog {
    * schedules, first measured at 0.564-0.578 ms, had middles of 0.605-0.675
    * ms in a slow phase, and one measured once at 0.578 ms would have ranked
    * first. Ties: lowest record id. Schedules with records timed inside
-   * their model (tuner_version kInModelTunerVersion) rank before all
-   * others, each costing the middle of those records alone: the model's
-   * caches and neighbours are what `compile` will give it.
+   * their model (tuner_version kInModelTunerVersion) rank before those
+   * timed alone, each costing the middle of those records alone: the
+   * model's caches and neighbours are what `compile` will give it. Only
+   * schedules timed alone after the workload's last in-model record (a
+   * later tuning's, which no in-model step has met yet) rank before them,
+   * so that the next in-model step (autotune::choose_in_model) times the
+   * best of them against what ran fastest there.
    */
   std::vector<MeasureRecord> best(const std::string &workload_key,
                                   const std::string &target_key,

@@ -50,7 +50,7 @@ struct MeasureRecord {
 /**
  * tuner_version of a record timed inside its compiled model (the kernel's
  * per-call time in a model run; autotune::choose_in_model): such records
- * outrank every record timed alone in TuningLog::best.
+ * outrank the records timed alone before them in TuningLog::best.
  */
 constexpr const char *kInModelTunerVersion = "tetune-in-model/1";
 

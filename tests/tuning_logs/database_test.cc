@@ -143,7 +143,7 @@ TEST_P(DatabaseTest, RepeatedSchedulesRankFirstAtTheirMiddleMeasurement) {
 // the middle of its in-model records only: `tune` compares a task's pick and
 // its default in the model and `compile` must take the faster there, though
 // both were faster alone.
-TEST_P(DatabaseTest, InModelRecordsRankFirstByTheirOwnTimes) {
+TEST_P(DatabaseTest, InModelRecordsRankByTheirOwnTimesAfterLaterOnes) {
   TuningLog log = TuningLog::open(path_);
   const std::string t = cpu_target(2).key();
   MeasureRecord pick = record("w", t, 1.0, 7);  // fastest alone, re-measured
@@ -161,14 +161,37 @@ TEST_P(DatabaseTest, InModelRecordsRankFirstByTheirOwnTimes) {
   fallback_in_model.median_ms = 1.2;
   fallback_in_model.tuner_version = kInModelTunerVersion;
   int64_t winner = log.add_record(fallback_in_model);
-  log.add_record(record("w", t, 0.1, 9));  // a later lucky record timed alone: ranks after both
+  log.add_record(pick);  // the pick timed alone again: its in-model records still decide its cost
 
   auto top = log.best("w", t, 3);
-  ASSERT_EQ(top.size(), 3u) << "one record per schedule";
+  ASSERT_EQ(top.size(), 2u) << "one record per schedule";
   EXPECT_EQ(top[0].id, winner) << "the default, faster in the model, costs its in-model time";
   EXPECT_DOUBLE_EQ(top[1].median_ms, 1.3) << "the pick costs its in-model time, not its 1.0 alone";
-  EXPECT_DOUBLE_EQ(top[2].median_ms, 0.1);
   EXPECT_EQ(log.best("other", t).size(), 0u);
+
+  // A later tuning's schedules, timed alone after the last in-model record, rank first
+  // (best of them by their alone times), so that the next in-model step meets them.
+  const MeasureRecord later = record("w", t, 0.9, 9), later_slower = record("w", t, 1.1, 10);
+  log.add_record(later_slower);
+  log.add_record(later);
+  top = log.best("w", t, 4);
+  ASSERT_EQ(top.size(), 4u);
+  EXPECT_EQ(top[0].schedule_json, later.schedule_json);
+  EXPECT_EQ(top[1].schedule_json, later_slower.schedule_json);
+  EXPECT_EQ(top[2].id, winner);
+
+  // Once the next in-model step has timed it (slower there than the default), it ranks by that time;
+  // the one that step did not meet is no longer newer than the last in-model record.
+  MeasureRecord later_in_model = later;
+  later_in_model.median_ms = 1.25;
+  later_in_model.tuner_version = kInModelTunerVersion;
+  log.add_record(later_in_model);
+  top = log.best("w", t, 4);
+  ASSERT_EQ(top.size(), 4u);
+  EXPECT_EQ(top[0].id, winner);
+  EXPECT_DOUBLE_EQ(top[1].median_ms, 1.25);
+  EXPECT_DOUBLE_EQ(top[2].median_ms, 1.3);
+  EXPECT_EQ(top[3].schedule_json, later_slower.schedule_json);
 }
 
 TEST_P(DatabaseTest, FallbackToNearestCompatibleTargetIsReported) {
