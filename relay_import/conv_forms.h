@@ -10,7 +10,8 @@
 // `tetune tune` therefore tunes the kernels of both forms
 // (autotune::extract_model_tasks), and a compile with records
 // (CompileOptions::record_ms) keeps a conv direct where its direct kernel's
-// record is faster than the sum of its three Winograd kernels' records. A conv
+// record is faster than the sum of its three Winograd kernels' records (after
+// `tune`'s in-model step, their times inside the model: model_tuning/in_model_pick.h). A conv
 // lacking a record of this machine for any kernel of either form keeps the
 // default form, Winograd; so does one whose transformed input is shared with
 // another conv's (CSE merged the two transforms: its cost is not the conv's alone).
