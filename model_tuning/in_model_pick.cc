@@ -90,30 +90,20 @@ void export_capturing(const std::string &onnx_path, const std::map<std::string, 
   t.result = relay::export_model(relay::import_onnx(onnx_path, io), t.dir.path, eo);
 }
 
-// Each task's in-model per-call times and the records written of them.
-class InModelRecorder {
- public:
-  InModelRecorder(const std::string &db_path, int threads, InModelPicks &out) : db_path_(db_path), threads_(threads), out_(out) {}
-
-  /** Writes one in-model record of `json` for the task, its costs one time per run (ms per call). */
-  void add(const Task &task, const std::string &json, const std::vector<double> &costs) {
-    RecordStore db(db_path_, task.workload_key, task.name, workload_description(task), std::max(1, threads_));
-    tuning_log::MeasureRecord rec;
-    rec.schedule_json = json;
-    rec.costs_ms = costs;
-    rec.median_ms = median(costs);
-    rec.gflops = rec.median_ms > 0 ? task.flops / (rec.median_ms * 1e6) : 0;
-    rec.tuner_version = tuning_log::kInModelTunerVersion;
-    rec.trial_index = static_cast<int>(db.count());
-    db.add(rec);
-    out_.records_added++;
-  }
-
- private:
-  std::string db_path_;
-  int threads_;
-  InModelPicks &out_;
-};
+// Writes one in-model record of `json` for the task to db_path, its costs one time per run (ms per call).
+void add_in_model_record(const std::string &db_path, int threads, const Task &task, const std::string &json,
+                         const std::vector<double> &costs, InModelPicks &out) {
+  RecordStore db(db_path, task.workload_key, task.name, workload_description(task), std::max(1, threads));
+  tuning_log::MeasureRecord rec;
+  rec.schedule_json = json;
+  rec.costs_ms = costs;
+  rec.median_ms = median(costs);
+  rec.gflops = rec.median_ms > 0 ? task.flops / (rec.median_ms * 1e6) : 0;
+  rec.tuner_version = tuning_log::kInModelTunerVersion;
+  rec.trial_index = static_cast<int>(db.count());
+  db.add(rec);
+  out.records_added++;
+}
 
 // The kernel of each workload key in an export.
 std::map<std::string, int> kernel_by_key(const TimedExport &e) {
@@ -127,7 +117,8 @@ std::map<std::string, int> kernel_by_key(const TimedExport &e) {
 // form (in conv_keys) is recorded even alone, so that both forms of the conv
 // have in-model times to be chosen by.
 InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, const std::map<std::string, int> &plain_kernel,
-                        const std::set<std::string> &conv_keys, InModelRecorder &recorder) {
+                        const std::set<std::string> &conv_keys, const std::string &db_path, int threads,
+                        InModelPicks &out) {
   const relay::TaskSchedule &ts = e.result.task_schedules[k];
   InModelTask t;
   t.name = ts.group;
@@ -144,10 +135,10 @@ InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, c
   if (t.compared) {
     t.default_ms = median(plain.per_call[pk->second]);
     t.default_faster = t.default_ms < t.pick_ms;
-    recorder.add(task, mine->second.schedule_json, e.per_call[k]);
-    recorder.add(task, theirs->second.schedule_json, plain.per_call[pk->second]);
+    add_in_model_record(db_path, threads, task, mine->second.schedule_json, e.per_call[k], out);
+    add_in_model_record(db_path, threads, task, theirs->second.schedule_json, plain.per_call[pk->second], out);
   } else if (conv_keys.count(ts.workload_key)) {
-    recorder.add(task, mine->second.schedule_json, e.per_call[k]);
+    add_in_model_record(db_path, threads, task, mine->second.schedule_json, e.per_call[k], out);
   }
   return t;
 }
@@ -195,11 +186,10 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
     conv_keys.insert(f.direct.workload_key);
     for (const Task &w : f.winograd) conv_keys.insert(w.workload_key);
   }
-  InModelRecorder recorder(db_path, threads, out);
   const std::map<std::string, int> plain_kernel = kernel_by_key(plain);
   std::map<std::string, double> in_model_ms;  // workload key -> its faster per-call time in the model
   for (size_t k = 0; k < tuned.result.task_schedules.size(); k++) {
-    InModelTask t = time_kernel(tuned, static_cast<int>(k), plain, plain_kernel, conv_keys, recorder);
+    InModelTask t = time_kernel(tuned, static_cast<int>(k), plain, plain_kernel, conv_keys, db_path, threads, out);
     out.kernels_ms += t.calls * best_ms(t);
     if (t.calls) in_model_ms[t.workload_key] = best_ms(t);
     out.tasks.push_back(t);
@@ -208,7 +198,7 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
     for (size_t k = 0; k < other.result.task_schedules.size(); k++) {
       const std::string &key = other.result.task_schedules[k].workload_key;
       if (in_model_ms.count(key) || !conv_keys.count(key)) continue;  // timed in the tuned export; or no conv's
-      InModelTask t = time_kernel(other, static_cast<int>(k), plain, plain_kernel, conv_keys, recorder);
+      InModelTask t = time_kernel(other, static_cast<int>(k), plain, plain_kernel, conv_keys, db_path, threads, out);
       if (t.calls) in_model_ms[key] = best_ms(t);
       out.other_form_tasks.push_back(t);
     }
