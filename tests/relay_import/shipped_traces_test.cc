@@ -36,18 +36,28 @@ std::map<std::string, Task> tasks_of(const std::string &path, const std::string 
   return out;
 }
 
+// The models the shipped log was tuned on (tools/tune_shipped_log.sh), with their input shapes.
+const std::vector<std::pair<std::string, std::string>> kPaddleOcrModels = {
+    {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192"},
+    {"ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320"},
+    {"ch_PP-OCRv4_det_infer.onnx", "1,3,640,640"}};
+
+// The shipped log under the repository root, or "" where it or the PaddleOCR models are missing.
+std::string shipped_log(const std::string &root) {
+  const std::string db = root + "/tuning_logs/shipped.db";
+  if (root.empty() || !testing::path_exists(db)) return "";
+  for (const auto &m : kPaddleOcrModels)
+    if (!testing::path_exists(root + "/models/ppocr/" + m.first)) return "";
+  return db;
+}
+
 TEST(ShippedTraces, ReplayAndRoundTripThroughVersionTwo) {
-  std::string root = testing::repo_root();
-  std::string db = root + "/tuning_logs/shipped.db";
-  if (root.empty() || !testing::path_exists(root + "/models/ppocr/ch_PP-OCRv4_rec_infer.onnx") || !testing::path_exists(db))
-    GTEST_SKIP() << "models/ppocr (run tools/setup.sh) or tuning_logs/shipped.db missing";
+  const std::string root = testing::repo_root(), db = shipped_log(root);
+  if (db.empty()) GTEST_SKIP() << "models/ppocr (run tools/setup.sh) or tuning_logs/shipped.db missing";
   auto log = tuning_log::TuningLog::open_read_only(db);
   auto targets = log.targets();
   int replayed = 0, v2_checked = 0;
-  for (const auto &[model, shape] : std::vector<std::pair<std::string, std::string>>{
-           {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192"},
-           {"ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320"},
-           {"ch_PP-OCRv4_det_infer.onnx", "1,3,640,640"}}) {
+  for (const auto &[model, shape] : kPaddleOcrModels) {
     for (const auto &[key, task] : tasks_of(root + "/models/ppocr/" + model, shape)) {
       for (const auto &target : targets) {
         for (const auto &rec : log.records(key, target.key())) {
@@ -80,18 +90,13 @@ TEST(ShippedTraces, ReplayAndRoundTripThroughVersionTwo) {
 // AVX-512 CPU (16-channel blocks), as the records were tuned, whatever this
 // machine is; replay needs no compiler.
 TEST(ShippedTraces, CoverTheTasksTuneBuildsToday) {
-  std::string root = testing::repo_root();
-  std::string db = root + "/tuning_logs/shipped.db";
-  if (root.empty() || !testing::path_exists(root + "/models/ppocr/ch_PP-OCRv4_rec_infer.onnx") || !testing::path_exists(db))
-    GTEST_SKIP() << "models/ppocr (run tools/setup.sh) or tuning_logs/shipped.db missing";
+  const std::string root = testing::repo_root(), db = shipped_log(root);
+  if (db.empty()) GTEST_SKIP() << "models/ppocr (run tools/setup.sh) or tuning_logs/shipped.db missing";
   auto log = tuning_log::TuningLog::open_read_only(db);
   const auto targets = log.targets();
   relay::CompileOptions co;
   co.target = Target{"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"};
-  for (const auto &[model, shape] : std::vector<std::pair<std::string, std::string>>{
-           {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "1,3,48,192"},
-           {"ch_PP-OCRv4_rec_infer.onnx", "1,3,48,320"},
-           {"ch_PP-OCRv4_det_infer.onnx", "1,3,640,640"}}) {
+  for (const auto &[model, shape] : kPaddleOcrModels) {
     int tasks = 0, covered = 0;
     std::string missing;
     for (const auto &[key, task] : tasks_of(root + "/models/ppocr/" + model, shape, co)) {
