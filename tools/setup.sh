@@ -9,7 +9,9 @@
 #    `apt-get update` runs only when something is missing.
 #    Node.js: if a `node` >= 18 is already on PATH (e.g. a NodeSource build)
 #    Debian's nodejs is NOT installed; Debian's npm only if no `npm` exists.
-# 2. tools/fetch_models.sh  -> models/ppocr/ (skips files already present)
+# 2. tools/fetch_models.sh  -> models/ppocr/ (skips files already present);
+#    the shipped log tuning_logs/shipped.db built from its SQL text
+#    tuning_logs/shipped.sql.gz (again only when the text is newer)
 # 3. tools/reference: `npm ci` (ONNXRUNTIME_NODE_INSTALL=skip: CPU-only, no
 #    downloads outside the npm registry) unless onnxruntime-node is installed.
 # 4. with --zoo: Debian's python3-torch and python3-torchvision, then
@@ -121,6 +123,16 @@ command -v npm  >/dev/null 2>&1 || { echo "[setup] ERROR: npm not on PATH" >&2; 
 # --- models ------------------------------------------------------------------------
 log "models: tools/fetch_models.sh"
 bash "$ROOT/tools/fetch_models.sh"
+
+# --- the shipped log --------------------------------------------------------------
+# Tracked as SQL text (tools/tune_shipped_log.sh writes it); the database is built here.
+SHIPPED="$ROOT/tuning_logs/shipped.db"
+if [[ ! -f "$SHIPPED" || "$ROOT/tuning_logs/shipped.sql.gz" -nt "$SHIPPED" ]]; then
+  log "shipped log: tuning_logs/shipped.sql.gz -> tuning_logs/shipped.db"
+  rm -f "$SHIPPED.tmp"
+  gzip -dc "$ROOT/tuning_logs/shipped.sql.gz" | sqlite3 "$SHIPPED.tmp"
+  mv "$SHIPPED.tmp" "$SHIPPED"
+fi
 
 # --- tools/reference npm deps ----------------------------------------------------
 REF="$ROOT/tools/reference"

@@ -2,7 +2,8 @@
 # Tunes the shipped log's records again with the current compiler, on this
 # machine: the three PaddleOCR models (rec, cls, det), each from an empty log,
 # then the best records of each workload are added to tuning_logs/shipped.db
-# beside those already there. Run it when
+# beside those already there, and its SQL text tuning_logs/shipped.sql.gz
+# (what git tracks; tools/setup.sh builds the database from it) written again. Run it when
 # //tests/relay_import:shipped_traces_test says the shipped records no longer
 # cover the tasks `tetune tune` builds (a new layout, fusion or stage naming):
 # records that match no task warm-start nothing on another CPU.
@@ -57,4 +58,5 @@ cp tuning_logs/shipped.db "$work/shipped.db"
 "$T" log import --db "$work/shipped.db" --from "$work/new.db"
 sqlite3 "$work/shipped.db" "VACUUM;"
 mv "$work/shipped.db" "$out"
+if [[ "$out" == tuning_logs/shipped.db ]]; then sqlite3 "$out" .dump | gzip -9n >tuning_logs/shipped.sql.gz; fi
 echo "[ship] $out: $(sqlite3 "$out" 'SELECT count(*) FROM records') records"
