@@ -96,24 +96,25 @@ TEST(ShippedTraces, CoverTheTasksTuneBuildsToday) {
   const auto targets = log.targets();
   relay::CompileOptions co;
   co.target = Target{"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"};
+  // Whether a record of `key` that ran, of any target, replays on `task`.
+  auto has_replaying_record = [&](const std::string &key, const Task &task) {
+    for (const auto &target : targets)
+      for (const auto &rec : log.records(key, target.key())) {
+        if (!rec.ok()) continue;
+        try {
+          replay(task.outputs, trace_from_json(rec.schedule_json, task.outputs));
+          return true;
+        } catch (const ScheduleError &) {
+        }
+      }
+    return false;
+  };
   for (const auto &[model, shape] : kPaddleOcrModels) {
     int tasks = 0, covered = 0;
     std::string missing;
     for (const auto &[key, task] : tasks_of(root + "/models/ppocr/" + model, shape, co)) {
       tasks++;
-      bool replays = false;
-      for (const auto &target : targets) {
-        for (const auto &rec : log.records(key, target.key())) {
-          if (!rec.ok()) continue;
-          try {
-            replay(task.outputs, trace_from_json(rec.schedule_json, task.outputs));
-            replays = true;
-            break;
-          } catch (const ScheduleError &) {
-          }
-        }
-        if (replays) break;
-      }
+      const bool replays = has_replaying_record(key, task);
       covered += replays;
       if (!replays) missing += " " + task.name;
     }
