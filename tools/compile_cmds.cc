@@ -33,6 +33,7 @@ void add_compile_commands(CLI::App &app) {
     std::string model, out, db, target = "host", cxx, gpu, cost_model;
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
+    int jobs = 0;     // kernels compiled at once; 0 = one per CPU
     bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false, no_prepack = false;
     std::string layout;  // set by add_layout_option
   };
@@ -56,6 +57,10 @@ void add_compile_commands(CLI::App &app) {
                   "HBM3\"; default: this machine's GPU; records of another GPU never apply)");
   no_measure->excludes(gpu);
   add_threads_option(cmd, o->threads, "thread count recorded in the tasks (tuning-record lookup: the count `tune` used)");
+  cmd->add_option("-j,--jobs", o->jobs,
+                  "kernels compiled at once, each in a child process (default 0: one per CPU this process may run on; "
+                  "1: one after another)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cxx", o->cxx, "C++ compiler driver used to link libmodel.so (default $CXX or g++)");
   cmd->add_flag("--keep-build", o->keep_build,
                 "keep the build directory (kernel objects, headers, kernel table source): a fresh $TMPDIR/tetune-build-XXXXXX, "
@@ -86,6 +91,7 @@ void add_compile_commands(CLI::App &app) {
     eo.model_path = o->model;
     eo.cxx = o->cxx;
     eo.keep_build = o->keep_build;
+    eo.jobs = o->jobs;
     eo.verbose = !o->quiet;
     // The best record of each task in the logs read, the user's (or --db) first, then the shipped one
     // (relay_import/tuned_schedules.h), each opened read-only; the default schedule (eo.compile.untuned)

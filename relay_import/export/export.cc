@@ -1,5 +1,6 @@
 #include "relay_import/export/export.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,12 +18,14 @@
 #include <sys/wait.h>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "codegen/kernel.h"
 #include "codegen/kernel_library.h"
 #include "relay_import/packed_weights.h"
+#include "runtime/child_jobs.h"
 #include "runtime/cpu_features.h"
 #include "runtime/export_check.h"
 #include "runtime/plan.h"
@@ -33,6 +36,33 @@ namespace tetune {
 namespace relay {
 
 namespace {
+
+// The export's AOT compiles (objects[i] compiles what[i]), `jobs` at a time in
+// forked children (runtime/child_jobs.h), or one after another here for jobs = 1;
+// the first that fails raises CodegenError naming what it compiles (what[i],
+// when its own message does not).
+void compile_objects(const std::vector<std::function<void()>> &objects, const std::vector<std::string> &what, int jobs) {
+  std::vector<std::string> errors(objects.size());
+  if (jobs == 1) {
+    for (size_t i = 0; i < objects.size(); i++) try {
+        objects[i]();
+      } catch (const Error &e) {
+        errors[i] = e.what();
+        break;
+      }
+  } else {
+    errors = rt::run_jobs_in_children(objects, jobs);
+  }
+  for (size_t i = 0; i < errors.size(); i++)
+    if (!errors[i].empty()) throw CodegenError(what[i].empty() ? errors[i] : what[i] + ": " + errors[i]);
+}
+
+// Compiles at once: one per CPU this process may run on.
+int default_jobs() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -306,34 +336,38 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
 
   // ---- AOT compile the kernels + runtime ----
   double t1 = now_s();
+  // One compile each, the Halide runtime first: it is the longest (about 1 s), so it overlaps the kernels.
+  std::vector<std::function<void()>> objects = {[&] { compile_runtime(build + "/halide_runtime.o", o.compile.target); }};
+  std::vector<std::string> what = {""};  // what each one compiles, for errors; compile_runtime's say it
   for (size_t k = 0; k < plan.kernels.size(); k++) {
     const FusedGroup &grp = *kernel_group[k];
     const std::string &name = plan.kernels[k].name;
-    try {
-      const Chosen &ch = chosen.at(grp.task.workload_key);
-      const ScheduleChoice &c = ch.choice;
-      res.task_sources[c.source]++;
-      res.group_sources[c.source] += groups_of_kernel[k];
-      if (o.verbose)
-        std::fprintf(stderr, "[%zu/%zu] %s (%s)\n", k + 1, plan.kernels.size(), name.c_str(), source_name(c.source).c_str());
-      res.task_schedules.push_back({grp.name, grp.task.workload_key, groups_of_kernel[k], c.source, c.detail});
-      const Schedule &s = c.schedule;
-      if (s.inputs().size() != grp.input_values.size())
-        throw Error("schedule has " + std::to_string(s.inputs().size()) + " inputs, the group binds " +
-                    std::to_string(grp.input_values.size()));
-      compile_object(s, build + "/" + name, name, o.compile.target, /*no_runtime=*/true, ch.prepacked);
-    } catch (const Error &e) {
-      throw CodegenError("group " + grp.name + " (workload " + grp.task.workload_key + "): " + e.what());
-    }
-    if (gpu) {
+    const std::string label = "group " + grp.name + " (workload " + grp.task.workload_key + ")";
+    const Chosen &ch = chosen.at(grp.task.workload_key);
+    const ScheduleChoice &c = ch.choice;
+    res.task_sources[c.source]++;
+    res.group_sources[c.source] += groups_of_kernel[k];
+    res.task_schedules.push_back({grp.name, grp.task.workload_key, groups_of_kernel[k], c.source, c.detail});
+    if (c.schedule.inputs().size() != grp.input_values.size())
+      throw CodegenError(label + ": schedule has " + std::to_string(c.schedule.inputs().size()) +
+                         " inputs, the group binds " + std::to_string(grp.input_values.size()));
+    const std::string prefix = build + "/" + name, progress = name + " (" + source_name(c.source) + ")";
+    const size_t n = plan.kernels.size();
+    objects.push_back([&ch, &o, prefix, name, progress, k, n] {
+      if (o.verbose) std::fprintf(stderr, "[%zu/%zu] %s\n", k + 1, n, progress.c_str());
+      compile_object(ch.choice.schedule, prefix, name, o.compile.target, /*no_runtime=*/true, ch.prepacked);
+    });
+    what.push_back(label);
+  }
+  compile_objects(objects, what, o.jobs > 0 ? o.jobs : default_jobs());
+  if (gpu)
+    for (const auto &kernel : plan.kernels) {
       // copied, not moved: a kept build directory stays complete
       std::error_code ec;
-      std::filesystem::copy_file(build + "/" + name + ".ptx", out_dir + "/" + name + ".ptx",
+      std::filesystem::copy_file(build + "/" + kernel.name + ".ptx", out_dir + "/" + kernel.name + ".ptx",
                                  std::filesystem::copy_options::overwrite_existing, ec);
-      if (ec) throw Error("cannot copy the PTX of " + name + " to " + out_dir + ": " + ec.message());
+      if (ec) throw Error("cannot copy the PTX of " + kernel.name + " to " + out_dir + ": " + ec.message());
     }
-  }
-  compile_runtime(build + "/halide_runtime.o", o.compile.target);
   res.codegen_s = now_s() - t1;
 
   // ---- kernel table + link ----

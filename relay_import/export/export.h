@@ -7,7 +7,7 @@
 // ScheduleChoice per unique task from relay::choose_schedule (the
 // CompileOptions::schedule_for hook; unset: autotune::default_schedule),
 // AOT-compiles each with compile_object(no_runtime = true), compiles one Halide
-// runtime object and links them, with a generated kernel table (runtime/plan.h
+// runtime object (ExportOptions::jobs of these compiles at once) and links them, with a generated kernel table (runtime/plan.h
 // KernelEntry), into OUT/libmodel.so using the system C++ compiler
 // (`$CXX`, default g++, `-shared -fPIC -Wl,-Bsymbolic`: the kernels bind to
 // their own Halide runtime even when another one is loaded). Objects,
@@ -59,6 +59,12 @@ struct ExportOptions {
   std::string tuning_db;         // for the manifest ("" = none)
   std::string tuned_note;        // for the manifest (how schedules were chosen)
   bool verbose = false;          // progress on stderr
+  /**
+   * Kernels AOT-compiled at once, each in a forked child (runtime/child_jobs.h;
+   * Halide and LLVM compile on one core); 0 = one per CPU this process may run
+   * on, 1 = one after another in this process.
+   */
+  int jobs = 0;
 };
 
 struct ExportResult {

@@ -188,6 +188,35 @@ void expect_error_naming(const std::string &dir, const std::string &file, const 
   }
 }
 
+// ExportOptions::jobs: kernels compiled in forked children, three at a time,
+// make the same plan, the same kernels and the same outputs as compiled one
+// after another in this process.
+TEST(Export, KernelsCompiledInChildrenMatchThoseCompiledHere) {
+  std::string root = repo_root();
+  if (root.empty() || !exists(root + "/models/ppocr/" + kCls.model)) GTEST_SKIP() << "models/ppocr missing (tools/fetch_models.sh)";
+  relay::ImportOptions io;
+  io.input_shapes = relay::parse_input_shapes("x=" + kCls.shape);
+  std::map<int, relay::ExportResult> results;
+  std::map<int, std::vector<NDArray>> outputs;
+  for (int jobs : {1, 3}) {
+    relay::ExportOptions eo;
+    eo.jobs = jobs;
+    const std::string out = tmp_dir() + "/export_cls_jobs" + std::to_string(jobs);
+    results[jobs] = relay::export_model(relay::import_onnx(root + "/models/ppocr/" + kCls.model, io), out, eo);
+    auto m = rt::Model::load(out);
+    outputs[jobs] = m->run({rt::make_input(m->input_shape(0), 7)});
+  }
+  const relay::ExportResult &here = results[1], &children = results[3];
+  ASSERT_GT(here.tasks, 3) << "more kernels than jobs";
+  EXPECT_EQ(slurp(here.dir + "/graph.bin"), slurp(children.dir + "/graph.bin"));
+  EXPECT_EQ(slurp(here.dir + "/weights.bin"), slurp(children.dir + "/weights.bin"));
+  ASSERT_EQ(here.task_schedules.size(), children.task_schedules.size());
+  for (size_t k = 0; k < here.task_schedules.size(); k++)
+    EXPECT_EQ(here.task_schedules[k].workload_key, children.task_schedules[k].workload_key) << "kernel " << k;
+  ASSERT_EQ(outputs[1].size(), outputs[3].size());
+  for (size_t i = 0; i < outputs[1].size(); i++) EXPECT_EQ(max_abs_diff(outputs[1][i], outputs[3][i]), 0.0) << "output " << i;
+}
+
 TEST(Export, CorruptedOrMissingFilesNameTheFile) {
   std::string root = repo_root();
   if (root.empty() || !exists(root + "/models/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx")) GTEST_SKIP() << "models/ppocr missing";
