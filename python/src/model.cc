@@ -97,7 +97,8 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
                                       const std::optional<std::string> &db, const std::optional<int> &threads,
                                       const std::string &target, bool tuned, bool shipped_log,
                                       const std::string &cost_model, const std::string &cxx, bool keep_build,
-                                      bool verbose, const std::string &layout) {
+                                      bool verbose, const std::string &layout, int jobs) {
+  if (jobs < 0) throw py::value_error("compile_model: jobs must be >= 0 (0: one per CPU), got " + std::to_string(jobs));
   relay::ImportOptions io;
   io.input_shapes = shapes;
   relay::ExportOptions eo;
@@ -110,6 +111,7 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
   eo.cxx = cxx;
   eo.keep_build = keep_build;
   eo.verbose = verbose;
+  eo.jobs = jobs;
   if (!tuned && db) throw py::value_error("compile_model: db= names a log to read, but tuned=False reads none");
   py::gil_scoped_release unlocked;
   relay::Graph g = relay::import_onnx(onnx_path, io);
@@ -302,7 +304,7 @@ void bind_model(py::module_ &parent) {
   m.def("compile_model", &run_compile_model, "onnx_path"_a, "out_dir"_a, py::kw_only(), "input_shapes"_a = Shapes{},
         "db"_a = py::none(), "threads"_a = py::none(), "target"_a = "host", "tuned"_a = true, "shipped_log"_a = true,
         "cost_model"_a = "", "cxx"_a = "", "keep_build"_a = false, "verbose"_a = false, "layout"_a = "blocked",
-        "`tetune compile` (see tetune.model.compile_model).");
+        "jobs"_a = 0, "`tetune compile` (see tetune.model.compile_model).");
 
   py::class_<Runner>(m, "Runner", "An exported model loaded by the compiler-free runtime (runtime/model.h).")
       .def_property_readonly("dir", [](const Runner &r) { return r.model->dir(); })

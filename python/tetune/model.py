@@ -60,7 +60,7 @@ def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=
 
 
 def compile_model(onnx_path, out_dir, *, input_shapes=None, db=None, threads=None, target="host", tuned=True,
-                  shipped_log=True, cost_model="", cxx="", keep_build=False, verbose=False, layout="blocked"):
+                  shipped_log=True, cost_model="", cxx="", keep_build=False, verbose=False, layout="blocked", jobs=0):
     """AOT-compiles an ONNX model into out_dir (`tetune compile`); returns an ExportResult.
 
     Each task gets the best record of db (default: the user's log; it must exist), then of the shipped
@@ -68,12 +68,13 @@ def compile_model(onnx_path, out_dir, *, input_shapes=None, db=None, threads=Non
     were tuned with (default: this machine's cores, as tune_model's). cost_model: '' (analytical
     default), 'shipped' or a saved model's path, for tasks without a record. Writes only its own files
     into out_dir (libmodel.so, graph.bin, weights.bin, manifest.json). layout: 'blocked' (convolution
-    chains in NCHW[16]c, the default), 'blocked-direct' or 'nchw', as the log was tuned with.
+    chains in NCHW[16]c, the default), 'blocked-direct' or 'nchw', as the log was tuned with. jobs:
+    kernels compiled at once, each in a child process (0: one per CPU; 1: one after another here).
     """
     return _core_model.compile_model(str(onnx_path), str(out_dir), input_shapes=_shapes(input_shapes), db=db,
                                      threads=threads, target=target, tuned=tuned, shipped_log=shipped_log,
                                      cost_model=cost_model, cxx=cxx, keep_build=keep_build, verbose=verbose,
-                                     layout=layout)
+                                     layout=layout, jobs=jobs)
 
 
 class LoadedModel:

@@ -90,6 +90,9 @@ def test_compile_without_a_log_and_errors(small_cnn, tmp_path):
     runner = model.load(tmp_path / "untuned", threads=1)
     x = np.ones((1, 3, 32, 32), np.float32)
     np.testing.assert_allclose(runner.run(x=x)["y"], reference(x, w), rtol=1e-4, atol=1e-4)
+    here = model.compile_model(path, tmp_path / "untuned_here", tuned=False, jobs=1)  # no child processes
+    assert [t["workload_key"] for t in here.task_schedules] == [t["workload_key"] for t in result.task_schedules]
+    np.testing.assert_array_equal(model.load(tmp_path / "untuned_here", threads=1).run(x=x)["y"], runner.run(x=x)["y"])
 
     with pytest.raises(tetune.TuningLogError, match="missing.db"):
         model.compile_model(path, tmp_path / "o2", db=str(tmp_path / "missing.db"))
@@ -99,6 +102,9 @@ def test_compile_without_a_log_and_errors(small_cnn, tmp_path):
         bad = tmp_path / "bad.onnx"
         bad.write_bytes(b"not a model")
         model.compile_model(bad, tmp_path / "o4", tuned=False)
+    with pytest.raises(ValueError, match="jobs must be >= 0"):
+        model.compile_model(path, tmp_path / "o6", tuned=False, jobs=-1)
+    assert not (tmp_path / "o6").exists()
     with pytest.raises(ValueError, match="give trials=N or time_budget_s=T"):
         model.tune_model(path)
     for call in (lambda: model.tune_model(path, trials=1, layout="nchw16c"),
