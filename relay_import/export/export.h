@@ -7,8 +7,9 @@
 // ScheduleChoice per unique task from relay::choose_schedule (the
 // CompileOptions::schedule_for hook; unset: autotune::default_schedule),
 // AOT-compiles each with compile_object(no_runtime = true), compiles one Halide
-// runtime object (ExportOptions::jobs of these compiles at once) and links them, with a generated kernel table (runtime/plan.h
-// KernelEntry), into OUT/libmodel.so using the system C++ compiler
+// runtime object (ExportOptions::jobs of these compiles at once) and links
+// them, with a generated kernel table (runtime/plan.h KernelEntry), into
+// OUT/libmodel.so using the system C++ compiler
 // (`$CXX`, default g++, `-shared -fPIC -Wl,-Bsymbolic`: the kernels bind to
 // their own Halide runtime even when another one is loaded). Objects,
 // headers and the kernel table are built in a fresh directory made by mkdtemp
@@ -62,7 +63,9 @@ struct ExportOptions {
   /**
    * Kernels AOT-compiled at once, each in a forked child (runtime/child_jobs.h;
    * Halide and LLVM compile on one core); 0 = one per CPU this process may run
-   * on, 1 = one after another in this process.
+   * on, 1 = one after another in this process. The kernels compute the same
+   * either way; the libraries differ in Halide's per-process numbering of
+   * internal symbols.
    */
   int jobs = 0;
 };
