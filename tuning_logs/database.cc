@@ -286,8 +286,7 @@ std::vector<MeasureRecord> TuningLog::best(const std::string &wk,
   std::vector<MeasureRecord> out;
   if (k <= 0) return out;
   std::string sql = schedule_costs_cte("workload_key = ?1 AND target_key = ?2") + "SELECT " + kRecordColumns +
-                    " FROM records JOIN costs ON records.id = costs.rep_id "
-                    "WHERE c_wk = ?1 AND c_tk = ?2 ORDER BY srank LIMIT ?3";
+                    " FROM records JOIN costs ON records.id = costs.rep_id ORDER BY srank LIMIT ?3";
   auto st = prepare(sql);
   st->bind(1, wk).bind(2, tk).bind(3, k);
   while (st->step()) out.push_back(read_record(*st, path_));

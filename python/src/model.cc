@@ -98,7 +98,6 @@ relay::ExportResult run_compile_model(const std::string &onnx_path, const std::s
                                       const std::string &target, bool tuned, bool shipped_log,
                                       const std::string &cost_model, const std::string &cxx, bool keep_build,
                                       bool verbose, const std::string &layout, int jobs) {
-  if (jobs < 0) throw py::value_error("compile_model: jobs must be >= 0 (0: one per CPU), got " + std::to_string(jobs));
   relay::ImportOptions io;
   io.input_shapes = shapes;
   relay::ExportOptions eo;

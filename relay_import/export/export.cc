@@ -42,19 +42,20 @@ namespace {
 // the first that fails raises CodegenError naming what it compiles (what[i],
 // when its own message does not).
 void compile_objects(const std::vector<std::function<void()>> &objects, const std::vector<std::string> &what, int jobs) {
-  std::vector<std::string> errors(objects.size());
+  auto failed = [&](size_t i, const std::string &why) {
+    return CodegenError(what[i].empty() ? why : what[i] + ": " + why);
+  };
   if (jobs == 1) {
     for (size_t i = 0; i < objects.size(); i++) try {
         objects[i]();
       } catch (const Error &e) {
-        errors[i] = e.what();
-        break;
+        throw failed(i, e.what());
       }
-  } else {
-    errors = rt::run_jobs_in_children(objects, jobs);
+    return;
   }
+  const std::vector<std::string> errors = rt::run_jobs_in_children(objects, jobs);
   for (size_t i = 0; i < errors.size(); i++)
-    if (!errors[i].empty()) throw CodegenError(what[i].empty() ? errors[i] : what[i] + ": " + errors[i]);
+    if (!errors[i].empty()) throw failed(i, errors[i]);
 }
 
 // Compiles at once: one per CPU this process may run on.
@@ -141,6 +142,7 @@ std::string c_ident(const std::string &s, size_t max_len) {
 }  // namespace
 
 ExportResult export_model(Graph g_in, const std::string &out_dir_in, const ExportOptions &o) {
+  if (o.jobs < 0) throw UsageError("export: jobs must be >= 0 (0: one per CPU), got " + std::to_string(o.jobs));
   ExportResult res;
   std::string out_dir = out_dir_in;
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();

@@ -63,9 +63,9 @@ struct ExportOptions {
   /**
    * Kernels AOT-compiled at once, each in a forked child (runtime/child_jobs.h;
    * Halide and LLVM compile on one core); 0 = one per CPU this process may run
-   * on, 1 = one after another in this process. The kernels compute the same
-   * either way; the libraries differ in Halide's per-process numbering of
-   * internal symbols.
+   * on, 1 = one after another in this process; UsageError below 0. The
+   * kernels compute the same either way; the libraries differ in Halide's
+   * per-process numbering of internal symbols.
    */
   int jobs = 0;
 };
