@@ -65,6 +65,8 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
       for (const ConvForms &f : st.conv_forms)
         if (f.direct_faster() != options.other_conv_forms) direct.insert(f.conv);
       st.winograd_convs = static_cast<int>(convert_convs_to_winograd(g, direct).size());
+      for (const Node &n : g.nodes)
+        st.winograd_f4_convs += !n.dead && n.op == "tetune.WinogradOutput" && n.attr_i("m", 2) == 4;
     }
   }
   run_cleanup_passes(g, options, &st);
@@ -434,7 +436,8 @@ std::string CompiledModel::summary() const {
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
      << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
-  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd F(" << kWinogradTile << "x" << kWinogradTile << ", 3x3)), "
+  os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd: "
+     << s.winograd_f4_convs << " F(4x4, 3x3), " << s.winograd_convs - s.winograd_f4_convs << " F(2x2, 3x3)), "
      << s.layout_transforms << " layout transforms\n";
   os << format_conv_forms(s.conv_forms);
   os << "groups: " << s.groups << " (" << s.kernel_groups << " kernels, " << s.view_groups << " views), "

@@ -170,7 +170,7 @@ struct CompileStats {
   int affine_batch_norms = 0;                     // batch norms no conv output feeds alone: Mul + Add
   int fused_layer_norms = 0;                      // passes/layer_norm_fusion.h
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
-  int winograd_convs = 0;                        // passes/winograd.h
+  int winograd_convs = 0, winograd_f4_convs = 0;  // passes/winograd.h: all, and those by F(4x4)
   std::vector<ConvForms> conv_forms;             // with record_ms or list_conv_forms: each eligible conv's two forms
   int64_t flushed_subnormals = 0;                 // passes/denormal_weights.h
   int prepacked_weights = 0;                      // constants packed once for their kernels (packed_weights.h)

@@ -18,6 +18,16 @@
 
 namespace tetune {
 
+/**
+ * Operator attribute naming the tiles of a compute's axes whose position picks
+ * constants from select chains (a Winograd transform's points, the position
+ * in its output tile): "axis:size[,axis:size]", e.g. "h:4,w:4" or "e:36" (the
+ * whole axis e). Schedule rules unroll those tiles inside the other loops so
+ * that the picks fold (autotune/search_space/rule_simple.cc), as TVM marks
+ * such axes "auto_scheduler_always_unroll".
+ */
+inline constexpr const char *kUnrollTilesAttr = "unroll_tiles";
+
 /** The definition behind a Tensor. */
 struct TensorNode {
   enum class Kind { Placeholder, Compute };

@@ -161,20 +161,21 @@ bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage
   return true;
 }
 
-// A simple stage runs in parallel over its fewest outer loops that give
-// kParGrain tasks per thread, the loops inside them whole in each task. Fused
+// A simple stage runs in parallel over its fewest outer loops (outside the
+// tiles it unrolls) that give kParGrain tasks per thread, the loops inside
+// them whole in each task. Fused
 // with the parallel loop, an inner loop recomputes its indices by division at
 // every iteration, and what its body computes from the outer ones alone is no
-// longer hoisted: a Winograd input transform (64 channels at 56x56), whose
-// taps of B^T depend on its outer axis e only, ran 2.2x slower with all 4
-// loops fused than in parallel over (e, c) (bench/RESULTS.md, thirteenth session).
+// longer hoisted: a Winograd input transform (64 channels at 56x56), when
+// its points e were its outer loop, ran 2.2x slower with all 4 loops fused
+// than in parallel over (e, c) (bench/RESULTS.md, thirteenth session).
 int64_t simple_parallel_loops(const ss::Graph &g, const ss::ChoiceSpec &ch) {
-  const Shape &shape = g.stage(ch.stage).shape;
+  const std::vector<int64_t> loops = ss::simple_outer_extents(g, g.stage(ch.stage));
   const int64_t wanted = kParGrain * std::max(1, g.threads);
   int64_t tasks = 1;
   for (int64_t k : ch.values) {
-    if (k == 0 || k > static_cast<int64_t>(shape.size())) continue;
-    tasks *= shape[k - 1];
+    if (k == 0 || k > static_cast<int64_t>(loops.size())) continue;
+    tasks *= loops[k - 1];
     if (tasks >= wanted) return k;
   }
   return ch.values.back();

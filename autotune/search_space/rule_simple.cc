@@ -14,8 +14,11 @@
 //                kWholeWindow^2 taps whole, every reduce axis
 //   "S.loc", "S.at" compute location of a non-output stage (rule_inline.cc)
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
 
 #include "autotune/search_space/search_space_internal.h"
+#include "base/errors.h"
 
 namespace tetune {
 namespace autotune {
@@ -39,6 +42,47 @@ class RuleSimple : public SketchRule {
 }  // namespace
 
 std::unique_ptr<SketchRule> make_rule_simple() { return std::make_unique<RuleSimple>(); }
+
+namespace {
+
+// A stage's kUnrollTilesAttr as {position among its spatial axes, tile size}:
+// its own op's, or that of a stage it reads elementwise (the anchor of a fused
+// epilogue, the Winograd output under a relu). Raises Error for an axis the op
+// does not have or a size below 1 (a defect of the op that set it).
+std::vector<std::pair<int, int64_t>> unroll_tiles(const Graph &g, const StageInfo &st) {
+  auto it = st.tensor->attrs.find(kUnrollTilesAttr);
+  if (it == st.tensor->attrs.end()) {
+    for (const auto &r : st.reads)
+      if (g.index.count(r) && is_identity_access(st, g.stage(r))) {
+        auto tiles = unroll_tiles(g, g.stage(r));
+        if (!tiles.empty()) return tiles;
+      }
+    return {};
+  }
+  std::vector<std::pair<int, int64_t>> out;
+  std::stringstream items(it->second);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const size_t colon = item.find(':');
+    const std::string axis = item.substr(0, colon);
+    const auto pos = std::find(st.spatial_axes.begin(), st.spatial_axes.end(), axis);
+    const int64_t size = colon == std::string::npos ? 0 : std::atoll(item.c_str() + colon + 1);
+    if (pos == st.spatial_axes.end() || size < 1)
+      throw Error("stage " + st.name + ": " + kUnrollTilesAttr + " entry '" + item + "' must be 'axis:size' with an axis of the stage");
+    out.emplace_back(static_cast<int>(pos - st.spatial_axes.begin()), size);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> simple_outer_extents(const Graph &g, const StageInfo &st) {
+  std::vector<int64_t> extents(st.shape.begin(), st.shape.begin() + st.spatial_axes.size());
+  if (st.is_reduction()) return extents;
+  for (auto [pos, size] : unroll_tiles(g, st)) extents[pos] = st.shape[pos] <= size ? 0 : (st.shape[pos] + size - 1) / size;
+  extents.erase(std::remove(extents.begin(), extents.end(), 0), extents.end());
+  return extents;
+}
 
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
@@ -120,6 +164,28 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
       unr = ri;
     }
   }
+  std::vector<std::string> tiles;  // kUnrollTilesAttr tiles, unrolled just outside the vector
+  if (!at && red.empty()) {
+    for (auto [pos, size] : unroll_tiles(in.g, st)) {
+      if (pos == nd - 1 && !vec.empty()) continue;  // the vector's own axis
+      if (st.shape[pos] <= size) {
+        tiles.push_back(sp[pos]);
+        sp[pos].clear();
+        continue;
+      }
+      // Guarded, not shifted inwards: a shifted tile starts off the tile grid and its position no longer folds.
+      auto [o, i] = in.split(S, sp[pos], size, TailStrategy::GuardWithIf);
+      sp[pos] = o;
+      tiles.push_back(i);
+    }
+    sp.erase(std::remove(sp.begin(), sp.end(), std::string()), sp.end());
+    if (!tiles.empty()) {
+      std::vector<std::string> order = sp;
+      order.insert(order.end(), tiles.begin(), tiles.end());
+      if (!vec.empty()) order.push_back(vec);
+      in.sch.reorder(S, order);
+    }
+  }
   if (!red.empty() && !vec.empty()) {
     std::vector<std::string> order = sp;
     order.insert(order.end(), red.begin(), red.end());
@@ -130,6 +196,7 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
   if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
   if (!unr.empty()) in.sch.unroll(S, unr);
   for (const auto &r : whole) in.sch.unroll(S, r);
+  for (const auto &t : tiles) in.sch.unroll(S, t);
   if (!sp.empty()) {
     pl.attach_points.push_back(sp.front());
     if (sp.back() != sp.front()) pl.attach_points.push_back(sp.back());

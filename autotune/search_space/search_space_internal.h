@@ -199,6 +199,13 @@ std::string fusible_consumer(const Graph &g, const Sketch &s, const std::string 
 void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_multi_level_tiling.cc
 void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // rule_parallel_vectorize_unroll.cc
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
+/**
+ * The extents of a simple stage's spatial loops outside the tiles it unrolls
+ * (kUnrollTilesAttr), outermost first, as its "S.parallel" choice counts them:
+ * its spatial extents, with a tiled axis' extent divided by the tile (rounded
+ * up) and an axis unrolled whole left out.
+ */
+std::vector<int64_t> simple_outer_extents(const Graph &g, const StageInfo &st);  // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
 

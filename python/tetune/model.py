@@ -45,7 +45,7 @@ def tune_model(onnx_path, *, input_shapes=None, trials=0, time_budget_s=0.0, db=
     policy: a registered name (tetune.autotune.policy_names(), Python policies included).
     progress: called with a dict between records; Ctrl-C or an exception it raises stops tuning after
     the measurement in flight (committed) and propagates.
-    layout: 'blocked' (convolution chains in NCHW[16]c, 3x3 convs by Winograd F(2x2, 3x3)),
+    layout: 'blocked' (convolution chains in NCHW[16]c, 3x3 convs by Winograd F(4x4, 3x3) or F(2x2, 3x3) on small planes),
         'blocked-direct' (the same, every conv direct) or 'nchw'; compile with the same one.
     """
     from . import autotune  # a Python policy class is registered by name as tune() does

@@ -7,6 +7,8 @@ namespace relay {
 
 namespace {
 
+int64_t tiles(int64_t extent, int m) { return (extent + m - 1) / m; }
+
 int new_value(Graph &g, const std::string &name, const Shape &shape) { return g.add_value(name, shape, float32(), true); }
 
 bool convert(Graph &g, int id) {
@@ -19,11 +21,11 @@ bool convert(Graph &g, int id) {
   if (!w.is_const() || w.dtype != float32() || w.shape.size() != 6 || w.shape[2] != 3 || w.shape[3] != 3) return false;
   if (!x.shape_known || x.shape.size() != 5 || !y.shape_known || y.shape.size() != 5 || pads.size() != 4) return false;
   const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
-  if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < kWinogradTile || OW < kWinogradTile) return false;
-  auto tiles = [](int64_t extent) { return (extent + kWinogradTile - 1) / kWinogradTile; };
-  const int64_t alpha = ops::winograd_matrices(kWinogradTile).alpha, P = N * tiles(OH) * tiles(OW);
+  if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < 2 || OW < 2) return false;
+  const int tile = winograd_tile(N, OH, OW);
+  const int64_t alpha = ops::winograd_matrices(tile).alpha, P = N * tiles(OH, tile) * tiles(OW, tile);
 
-  const int uv = g.add_const(w.name + ".winograd" + std::to_string(kWinogradTile), ops::winograd_weight(*w.data, kWinogradTile));
+  const int uv = g.add_const(w.name + ".winograd" + std::to_string(tile), ops::winograd_weight(*w.data, tile));
 
   const WinogradValueNames names = winograd_value_names(y.name);
   const int v = new_value(g, names.input, {alpha * alpha, x.shape[1], P, x.shape[4]});
@@ -31,7 +33,7 @@ bool convert(Graph &g, int id) {
   Node in;
   in.op = "tetune.WinogradInput";
   in.name = n.name + ".winograd_input";
-  in.attrs["m"] = Attr::of_int(kWinogradTile);
+  in.attrs["m"] = Attr::of_int(tile);
   in.attrs["pads"] = Attr::of_ints(pads);
   in.inputs = {n.inputs[0]};
   in.outputs = {v};
@@ -43,7 +45,7 @@ bool convert(Graph &g, int id) {
   Node out;
   out.op = "tetune.WinogradOutput";
   out.name = n.name;
-  out.attrs["m"] = Attr::of_int(kWinogradTile);
+  out.attrs["m"] = Attr::of_int(tile);
   out.attrs["output_hw"] = Attr::of_ints({OH, OW});
   if (n.attrs.count("channels")) out.attrs["channels"] = n.attrs.at("channels");  // where padded channels start
   out.inputs = {m};
@@ -61,6 +63,10 @@ bool stays_direct(const Graph &g, const Node &n, const std::set<std::string> &ke
 }
 
 }  // namespace
+
+int winograd_tile(int64_t N, int64_t OH, int64_t OW) {
+  return N * tiles(OH, 4) * tiles(OW, 4) >= kMinWinogradTileRows ? 4 : 2;
+}
 
 WinogradValueNames winograd_value_names(const std::string &conv_output) {
   return {conv_output + ".winograd_input", conv_output + ".winograd_product", conv_output};

@@ -1,4 +1,4 @@
-// Winograd F(2x2, 3x3) for blocked 3x3 convolutions (Lavin and Gray, CVPR
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) for blocked 3x3 convolutions (Lavin and Gray, CVPR
 // 2016; te/ops/winograd.h for the algorithm and its rounding).
 //
 // Each tetune.ConvNCHWc (passes/blocked_layout.h) with a constant 3x3 weight,
@@ -14,11 +14,15 @@
 // so its epilogue (bias, activation, residual add) fuses into the output
 // transform's kernel. The lowering is relay_import/lowering_winograd.cc.
 //
-// Why F(2x2) and this threshold: alone on one Zen 4 core, ResNet-50's 3x3
-// convs ran 0.53-0.85x the direct blocked conv's time as F(2x2), and F(4x4)
-// was no faster (its transforms cost more) while rounding 10x more; the GEMM
-// does K multiply-adds per transformed element, the transforms a few, so
-// narrow convs gain little (bench/RESULTS.md, 2026-11-26 third session).
+// Which tile: F(4x4) does 2.25 multiplies per output and channel against
+// F(2x2)'s 4, but its tiles are 4x larger, so a small plane leaves its GEMM
+// few rows (P tiles) and computes more padding (7x7 -> 8x8). F(4x4) is used
+// where its GEMM has at least kMinWinogradTileRows tile rows, else F(2x2).
+// Its transforms run as cheap as F(2x2)'s once their tiles are unrolled
+// (kUnrollTilesAttr); its rounding is about 10x F(2x2)'s (te/ops/winograd.h).
+// Narrow convs gain little: the GEMM does K multiply-adds per transformed
+// element, the transforms a few (bench/RESULTS.md, 2026-11-26 third session
+// and 2026-12-05).
 #pragma once
 
 #include <set>
@@ -30,8 +34,10 @@
 namespace tetune {
 namespace relay {
 
-/** The output tile m of F(m x m, 3 x 3) the pass uses (above: why 2). */
-constexpr int kWinogradTile = 2;
+/** F(4x4) needs at least this many tiles N * ceil(OH/4) * ceil(OW/4) (above). */
+constexpr int64_t kMinWinogradTileRows = 16;
+/** The output tile m of F(m x m, 3 x 3) for N images of OH x OW outputs: 4 or 2 (above). */
+int winograd_tile(int64_t N, int64_t OH, int64_t OW);
 /** Fewer input or output channels than this keep the direct conv. */
 constexpr int64_t kMinWinogradChannels = 32;
 
@@ -42,7 +48,7 @@ struct WinogradValueNames {
 WinogradValueNames winograd_value_names(const std::string &conv_output);
 
 /**
- * Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = kWinogradTile,
+ * Rewrites g's eligible convs (above) to F(m x m, 3 x 3), m = winograd_tile,
  * and compacts g; returns the output value names of the convs it rewrote, in
  * graph order. A conv whose output value's name is in keep_direct stays
  * direct (relay_import/conv_forms.h: the faster form by its records).

@@ -179,7 +179,9 @@ Tensor winograd_input_nchwc(const Tensor &x, int m, const std::vector<int64_t> &
         });
       },
       name, "", {"e", "c", "p", "cb"});
-  return annotate(v, "winograd_input", {{"op", op}, {"m", std::to_string(m)}, {"pads", list_str(pads)}});
+  return annotate(v, "winograd_input",
+                  {{"op", op}, {"m", std::to_string(m)}, {"pads", list_str(pads)},
+                   {kUnrollTilesAttr, "e:" + std::to_string(t.alpha * t.alpha)}});
 }
 
 Tensor winograd_gemm_nchwc(const Tensor &v, const Tensor &u, const std::string &name) {
@@ -222,7 +224,8 @@ Tensor winograd_output_nchwc(const Tensor &mt, int m, int64_t N, int64_t OH, int
         });
       },
       name, "", {"n", "k", "h", "w", "kb"});
-  return annotate(y, "winograd_output", {{"op", op}, {"m", std::to_string(m)}});
+  return annotate(y, "winograd_output",
+                  {{"op", op}, {"m", std::to_string(m)}, {kUnrollTilesAttr, "h:" + std::to_string(m) + ",w:" + std::to_string(m)}});
 }
 
 }  // namespace ops

@@ -13,6 +13,10 @@
 // (winograd_weight). Float32 or float64; the transforms are exact in real
 // arithmetic, and in fp32 the outputs differ from the direct conv by rounding
 // that grows with m (F(4x4): about 1e-5 relative on unit-scale data).
+// The transforms pick their coefficients by the position in a tile (select
+// chains of the point e, of h % m and w % m): each names those tiles in the
+// attribute kUnrollTilesAttr (te/tensor.h), so that a schedule unrolls them
+// and the picks fold to constants.
 // An infinite input element makes its whole tile NaN (inf - inf in B^T d B),
 // where the direct conv keeps NaN to the outputs whose window holds it.
 #pragma once

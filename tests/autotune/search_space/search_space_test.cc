@@ -16,7 +16,9 @@
 #include "codegen/kernel.h"
 #include "codegen/prepack.h"
 #include "schedule/trace.h"
+#include "te/ops/elementwise.h"
 #include "te/ops/registry.h"
+#include "te/ops/winograd.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -974,23 +976,52 @@ TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
 }
 
 // A simple stage's seed runs in parallel over its fewest outer loops that give
-// 16 tasks per thread, the rest whole in each task (the Winograd input
-// transform [16, 4, 784, 16], e x c x p x cb).
-TEST(SearchSpace, SimpleSeedRunsInParallelOverItsOuterLoopsOnly) {
+// 16 tasks per thread (8 to 16 once split into whole tasks). The tiles its op names in kUnrollTilesAttr are
+// unrolled just outside the vector: all 16 points e of an F(2x2) input
+// transform [16, 4, 784, 16] (e x c x p x cb), so that B^T's taps fold.
+TEST(SearchSpace, SimpleSeedRunsInParallelAndUnrollsTheNamedTiles) {
   for (int threads : {1, 2, 8}) {
     Checker ch(make_task("winograd_input", ops::build_op("winograd_input_nchwc", {1, 64, 56, 56, 16, 2, 1}).outputs,
                          kAvx512, threads));
     ASSERT_FALSE(ch.space.seeds().empty());
     const Candidate seed = ch.space.seeds().front();
     Schedule s = ch.space.schedule(seed);
-    int64_t parallel = 0;
-    for (const auto &st : s.stages())
-      if (st.name == ch.task.outputs[0].name()) parallel = parallel_extent(st);
-    // 16 tasks per thread: e alone at 1 thread, (e, c) at 2 (64, in 32 tasks of 2), (e, c, p) at 8. The
-    // tile axis p stays a whole loop inside each task where (e, c) suffice.
+    const std::string out = ch.task.outputs[0].name();
+    const std::vector<LeafAxis> loops = s.stage(out).leaves;
     const std::string trace = trace_to_json(s);
-    EXPECT_EQ(parallel, 16 * threads) << threads << " threads: " << trace;
-    EXPECT_EQ(trace.find("\"p\"") == std::string::npos, threads <= 2) << trace;
+    EXPECT_GE(parallel_extent(s.stage(out)), 8 * threads) << threads << " threads: " << trace;
+    EXPECT_LE(parallel_extent(s.stage(out)), 16 * threads) << threads << " threads: " << trace;
+    ASSERT_GE(loops.size(), 2u) << trace;
+    EXPECT_EQ(loops[loops.size() - 2].name, "e") << trace;
+    EXPECT_EQ(loops[loops.size() - 2].annotation, "unroll") << trace;
+    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
+    ch.check(seed, "seed");
+  }
+}
+
+// An output transform's tiles of m x m outputs, under a fused relu: h and w
+// are split by m (guarded where m does not divide 14) and both inner loops
+// unrolled, so that the tile position h % m, w % m folds.
+TEST(SearchSpace, FusedEpilogueUnrollsTheTilesOfItsAnchor) {
+  for (int m : {2, 4}) {
+    const int64_t tiles = (14 + m - 1) / m;
+    Tensor product = placeholder({(m + 2) * (m + 2), 4, tiles * tiles, 8}, float32(), "M");
+    Tensor y = ops::relu(ops::winograd_output_nchwc(product, m, 1, 14, 14, "winograd_output"), "relu");
+    Checker ch(make_task("winograd_output_relu", {y}, kAvx2, 2));
+    ASSERT_FALSE(ch.space.seeds().empty());
+    const Candidate seed = ch.space.seeds().front();
+    Schedule s = ch.space.schedule(seed);
+    const std::vector<LeafAxis> loops = s.stage(y.name()).leaves;
+    const std::string trace = trace_to_json(s);
+    ASSERT_GE(loops.size(), 3u) << trace;
+    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
+    EXPECT_GE(parallel_extent(s.stage(y.name())), 2) << trace;
+    // The two loops inside are the tiles of m, and no other loop is unrolled.
+    for (size_t i = 0; i < loops.size(); i++) {
+      const bool tile = i + 3 == loops.size() || i + 2 == loops.size();
+      EXPECT_EQ(loops[i].annotation == "unroll", tile) << loops[i].name << ": " << trace;
+      if (tile) EXPECT_EQ(loops[i].extent, m) << loops[i].name << ": " << trace;
+    }
     ch.check(seed, "seed");
   }
 }
