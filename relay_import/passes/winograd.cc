@@ -65,7 +65,8 @@ bool stays_direct(const Graph &g, const Node &n, const std::set<std::string> &ke
 }  // namespace
 
 int winograd_tile(int64_t N, int64_t OH, int64_t OW) {
-  return N * tiles(OH, 4) * tiles(OW, 4) >= kMinWinogradTileRows ? 4 : 2;
+  const int64_t p4 = N * tiles(OH, 4) * tiles(OW, 4), p2 = N * tiles(OH, 2) * tiles(OW, 2);
+  return p4 >= kMinWinogradTileRows && p4 * 36 < p2 * 16 ? 4 : 2;  // tiles x alpha^2 multiplies per channel pair
 }
 
 WinogradValueNames winograd_value_names(const std::string &conv_output) {

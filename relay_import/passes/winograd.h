@@ -17,7 +17,8 @@
 // Which tile: F(4x4) does 2.25 multiplies per output and channel against
 // F(2x2)'s 4, but its tiles are 4x larger, so a small plane leaves its GEMM
 // few rows (P tiles) and computes more padding (7x7 -> 8x8). F(4x4) is used
-// where its GEMM has at least kMinWinogradTileRows tile rows, else F(2x2).
+// where its GEMM has at least kMinWinogradTileRows tile rows and its tiles
+// take fewer multiplies (P x 36) than F(2x2)'s (P x 16), else F(2x2).
 // Its transforms run as cheap as F(2x2)'s once their tiles are unrolled
 // (kUnrollTilesAttr); its rounding is about 10x F(2x2)'s (te/ops/winograd.h).
 // Narrow convs gain little: the GEMM does K multiply-adds per transformed

@@ -1,7 +1,7 @@
 // Winograd convs in a graph (relay_import/passes/winograd.h): exactly the
 // eligible convs (3x3, stride 1, constant weight, >= 32 channels in and out)
 // become the three Winograd nodes, and the compiled model computes what it
-// computes with the direct conv, to F(2x2, 3x3)'s rounding. With record times
+// computes with the direct conv, to Winograd's rounding. With record times
 // each conv takes its faster form (relay_import/conv_forms.h).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -30,28 +30,31 @@ void conv(onnx::GraphProto *g, const std::string &x, const std::string &y, int64
   attr_ints(n, "strides", {stride, stride});
 }
 
-// X [1, 32, 9, 7]: a = Relu(Conv3x3 pad 1 (X, 32 -> 48)); Y = Conv3x3 pad 0 (a, 48 -> 32);
-// S = Conv3x3 stride 2 (a, 48 -> 32); T = Conv3x3 pad 1 (a, 48 -> 16).
-// Winograd: a and Y (odd planes: tail tiles); direct: S (stride), T (16 channels).
-std::string model() {
+// X [1, 32, H, W] (9 x 7 unless given): a = Relu(Conv3x3 pad 1 (X, 32 -> 48));
+// Y = Conv3x3 pad 0 (a, 48 -> 32); S = Conv3x3 stride 2 (a, 48 -> 32);
+// T = Conv3x3 pad 1 (a, 48 -> 16). Winograd: a and Y (odd planes: tail
+// tiles); direct: S (stride), T (16 channels).
+std::string model(int64_t H = 9, int64_t W = 7) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   auto *g = m.mutable_graph();
   g->set_name("winograd");
-  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, 9, 7});
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 32, H, W});
   conv(g, "X", "a0", 32, 48, 1, 1);
   add_node(g, "Relu", {"a0"}, {"a"});
   conv(g, "a", "Y", 48, 32, 0, 1);
   conv(g, "a", "S", 48, 32, 1, 2);
   conv(g, "a", "T", 48, 16, 1, 1);
-  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 32, 7, 5});
-  set_type(g->add_output(), "S", onnx::TensorProto::FLOAT, {1, 32, 5, 4});
-  set_type(g->add_output(), "T", onnx::TensorProto::FLOAT, {1, 16, 9, 7});
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 32, H - 2, W - 2});
+  set_type(g->add_output(), "S", onnx::TensorProto::FLOAT, {1, 32, (H + 1) / 2, (W + 1) / 2});
+  set_type(g->add_output(), "T", onnx::TensorProto::FLOAT, {1, 16, H, W});
   return m.SerializeAsString();
 }
 
-relay::Graph imported() { return relay::import_onnx_bytes(model(), "winograd.onnx", relay::ImportOptions()); }
+relay::Graph imported(int64_t H = 9, int64_t W = 7) {
+  return relay::import_onnx_bytes(model(H, W), "winograd.onnx", relay::ImportOptions());
+}
 
 // In blocks of `block` channels; compile_model uses this CPU's (relay::channel_block).
 relay::Graph blocked(int block = 16) {
@@ -84,6 +87,17 @@ TEST(Winograd, OnlyEligibleConvsBecomeTheThreeStages) {
   EXPECT_TRUE(relay::convert_convs_to_winograd(g).empty()) << "nothing left on a second run";
 }
 
+// F(4x4) where its GEMM gets at least 16 tiles of 4x4 and they take fewer
+// multiplies than F(2x2)'s tiles (36 against 16 each), F(2x2) elsewhere.
+TEST(Winograd, TileIsFourWhereThePlaneHoldsSixteenTilesOfFour) {
+  EXPECT_EQ(relay::winograd_tile(1, 7, 7), 2) << "2 x 2 tiles of 4";
+  EXPECT_EQ(relay::winograd_tile(1, 12, 12), 2) << "3 x 3 tiles of 4";
+  EXPECT_EQ(relay::winograd_tile(1, 13, 13), 4) << "4 x 4 tiles of 4, the last ones partial";
+  EXPECT_EQ(relay::winograd_tile(1, 56, 56), 4);
+  EXPECT_EQ(relay::winograd_tile(4, 7, 7), 4) << "4 images of 2 x 2 tiles";
+  EXPECT_EQ(relay::winograd_tile(1, 2, 200), 2) << "50 tiles of 4 x 4 (1800 multiplies) against 100 of 2 x 2 (1600)";
+}
+
 TEST(Winograd, CompiledModelEqualsTheDirectConvs) {
   if (relay::channel_block(Target{}) == 0) GTEST_SKIP() << "no blocked layout on this CPU (neither AVX2 nor AVX-512)";
   relay::CompileOptions direct;
@@ -93,6 +107,21 @@ TEST(Winograd, CompiledModelEqualsTheDirectConvs) {
   EXPECT_EQ(wino.stats().winograd_convs, 2);
   EXPECT_EQ(plain.stats().winograd_convs, 0);
   NDArray x = NDArray::random({1, 32, 9, 7}, float32(), 3);
+  const std::vector<NDArray> got = wino.run(std::vector<NDArray>{x}), want = plain.run(std::vector<NDArray>{x});
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_LT(worst_difference(got, want), 1e-4);
+}
+
+// A 17 x 15 plane: a (17 x 15 outputs) and Y (15 x 13) by F(4x4), with tail tiles on both axes.
+TEST(Winograd, LargerPlanesByFourByFourEqualTheDirectConvs) {
+  if (relay::channel_block(Target{}) == 0) GTEST_SKIP() << "no blocked layout on this CPU (neither AVX2 nor AVX-512)";
+  relay::CompileOptions direct;
+  direct.winograd = false;
+  relay::CompiledModel wino = relay::compile_model(imported(17, 15));
+  relay::CompiledModel plain = relay::compile_model(imported(17, 15), direct);
+  EXPECT_EQ(wino.stats().winograd_convs, 2);
+  EXPECT_EQ(wino.stats().winograd_f4_convs, 2);
+  NDArray x = NDArray::random({1, 32, 17, 15}, float32(), 3);
   const std::vector<NDArray> got = wino.run(std::vector<NDArray>{x}), want = plain.run(std::vector<NDArray>{x});
   ASSERT_EQ(got.size(), 3u);
   EXPECT_LT(worst_difference(got, want), 1e-4);
