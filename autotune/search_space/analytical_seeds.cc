@@ -618,8 +618,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // broadcast input serving both blocks. 1.2-1.9x faster than 1 x 14 on
         // ResNet-50's stride-2 3x3 convs (Ice Lake Xeon; bench/RESULTS.md,
         // seventeenth session); 4 blocks x 7 spill the register file. Only
-        // where the budget holds 2 x 7 (AVX-512's 14; AVX2's 12, unmeasured,
-        // keep 1 block).
+        // where the budget holds 2 x 7 (AVX-512's 14). AVX2's 12 keep 1 block:
+        // there 2 x 5 ran no faster, up to 1.6x slower (Zen 3; 2026-12-05).
         const TileSpec *window_chans = blocked_conv && !narrow_input && ss::window_taps(st) > 1 && chans == 1 &&
                                                lanes / width >= 14
                                            ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
