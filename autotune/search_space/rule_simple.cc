@@ -86,6 +86,7 @@ std::vector<int64_t> simple_outer_extents(const Graph &g, const StageInfo &st) {
 
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
+  unroll_tiles(g, st);  // a malformed kUnrollTilesAttr raises here, once, not in every candidate built
   int nd = static_cast<int>(st.spatial_axes.size());
   if (nd > 0 && st.shape[nd - 1] > 1) {
     int64_t E = st.shape[nd - 1];

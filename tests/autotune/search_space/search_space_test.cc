@@ -1026,6 +1026,22 @@ TEST(SearchSpace, FusedEpilogueUnrollsTheTilesOfItsAnchor) {
   }
 }
 
+// A tile attribute that names no axis of its stage is the op's defect: the
+// search space refuses the task at once, naming the attribute and the entry.
+TEST(SearchSpace, UnrollTilesOfNoAxisIsRefused) {
+  Tensor x = placeholder({4, 16}, float32(), "x");
+  Tensor y = compute({4, 16}, [&](const std::vector<Var> &i) { return x(i[0], i[1]) * make_float(2.0, float32()); }, "y",
+                     "elemwise", {"i", "j"});
+  y.node()->attrs[kUnrollTilesAttr] = "q:4";
+  try {
+    SearchSpace space(make_task("bad_tiles", {y}, kAvx2));
+    FAIL() << "accepted unroll_tiles 'q:4' on axes i, j";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("'q:4'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(kUnrollTilesAttr), std::string::npos) << e.what();
+  }
+}
+
 // A mutation reshapes the register block in one step: 4x64 becomes 8x32
 // (or 2x128 is refused, past the vector limit) with the block size and each
 // axis' S2 x S3 tile kept, so a search is not stuck behind spilling blocks.
