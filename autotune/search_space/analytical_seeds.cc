@@ -169,8 +169,8 @@ bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage
 // longer hoisted: a Winograd input transform (64 channels at 56x56), when
 // its points e were its outer loop, ran 2.2x slower with all 4 loops fused
 // than in parallel over (e, c) (bench/RESULTS.md, thirteenth session).
-int64_t simple_parallel_loops(const ss::Graph &g, const ss::ChoiceSpec &ch) {
-  const std::vector<int64_t> loops = ss::simple_outer_extents(g, g.stage(ch.stage));
+int64_t simple_parallel_loops(const ss::Graph &g, const Sketch &s, const ss::ChoiceSpec &ch) {
+  const std::vector<int64_t> loops = ss::simple_outer_extents(g, s.plan(ch.stage));
   const int64_t wanted = kParGrain * std::max(1, g.threads);
   int64_t tasks = 1;
   for (int64_t k : ch.values) {
@@ -191,7 +191,7 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     int64_t v = ch.values.front();
     if (ends_with(ch.name, ".vec")) v = largest_power_of_two_upto(ch, ss::kMaxVector);
     else if (ends_with(ch.name, ".par_grain")) v = largest_upto(ch, kParGrain);
-    else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = simple_parallel_loops(g, ch);
+    else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = simple_parallel_loops(g, s, ch);
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc"))

@@ -43,18 +43,13 @@ class RuleSimple : public SketchRule {
 
 std::unique_ptr<SketchRule> make_rule_simple() { return std::make_unique<RuleSimple>(); }
 
-namespace {
-
-// A stage's kUnrollTilesAttr as {position among its spatial axes, tile size}:
-// its own op's, or that of a stage it reads elementwise (the anchor of a fused
-// epilogue, the Winograd output under a relu). Raises Error for an axis the op
-// does not have or a size below 1 (a defect of the op that set it).
-std::vector<std::pair<int, int64_t>> unroll_tiles(const Graph &g, const StageInfo &st) {
+std::vector<std::pair<int, int64_t>> parse_unroll_tiles(const Graph &g, const StageInfo &st) {
+  if (st.is_reduction()) return {};
   auto it = st.tensor->attrs.find(kUnrollTilesAttr);
   if (it == st.tensor->attrs.end()) {
     for (const auto &r : st.reads)
       if (g.index.count(r) && is_identity_access(st, g.stage(r))) {
-        auto tiles = unroll_tiles(g, g.stage(r));
+        auto tiles = parse_unroll_tiles(g, g.stage(r));
         if (!tiles.empty()) return tiles;
       }
     return {};
@@ -74,19 +69,16 @@ std::vector<std::pair<int, int64_t>> unroll_tiles(const Graph &g, const StageInf
   return out;
 }
 
-}  // namespace
-
-std::vector<int64_t> simple_outer_extents(const Graph &g, const StageInfo &st) {
+std::vector<int64_t> simple_outer_extents(const Graph &g, const StagePlan &p) {
+  const StageInfo &st = g.stage(p.stage);
   std::vector<int64_t> extents(st.shape.begin(), st.shape.begin() + st.spatial_axes.size());
-  if (st.is_reduction()) return extents;
-  for (auto [pos, size] : unroll_tiles(g, st)) extents[pos] = st.shape[pos] <= size ? 0 : (st.shape[pos] + size - 1) / size;
+  for (auto [pos, size] : p.unroll_tiles) extents[pos] = st.shape[pos] <= size ? 0 : (st.shape[pos] + size - 1) / size;
   extents.erase(std::remove(extents.begin(), extents.end(), 0), extents.end());
   return extents;
 }
 
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
-  unroll_tiles(g, st);  // a malformed kUnrollTilesAttr raises here, once, not in every candidate built
   int nd = static_cast<int>(st.spatial_axes.size());
   if (nd > 0 && st.shape[nd - 1] > 1) {
     int64_t E = st.shape[nd - 1];
@@ -167,7 +159,7 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
   }
   std::vector<std::string> tiles;  // kUnrollTilesAttr tiles, unrolled just outside the vector
   if (!at && red.empty()) {
-    for (auto [pos, size] : unroll_tiles(in.g, st)) {
+    for (auto [pos, size] : p.unroll_tiles) {
       if (pos == nd - 1 && !vec.empty()) continue;  // the vector's own axis
       if (st.shape[pos] <= size) {
         tiles.push_back(sp[pos]);

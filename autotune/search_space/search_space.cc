@@ -58,13 +58,14 @@ std::string describe(const Graph &g, const StagePlan &p) {
 
 void finalize(const Graph &g, Sketch &s) {
   std::vector<std::string> parts;
-  for (const auto &p : s.plans) {
+  for (auto &p : s.plans) {
     switch (p.kind) {
       case PlanKind::Tiled:
         add_tiling_params(g, p, s);
         add_annotation_params(g, p, s);
         break;
       case PlanKind::Simple:
+        p.unroll_tiles = parse_unroll_tiles(g, g.stage(p.stage));  // parsed once: every candidate reads it
         add_location_params(g, p, s);
         add_simple_params(g, p, s);
         break;

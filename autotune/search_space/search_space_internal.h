@@ -138,6 +138,7 @@ struct StagePlan {
   std::string consumer;       // Tiled: the fused consumer ("" when none)
   std::string producer;       // FusedConsumer: the tiled producer
   bool rf_rows = false;       // RFactor: the row form (partial results in vectors along each point's row)
+  std::vector<std::pair<int, int64_t>> unroll_tiles;  // Simple: kUnrollTilesAttr {spatial position, tile size} (finalize)
 };
 
 /** Tile sizes of one axis: params "<stage>.tile.<axis>.<k>", k = 1..levels-1 (level 0 is derived). */
@@ -200,12 +201,19 @@ void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s);      // r
 void add_annotation_params(const Graph &g, const StagePlan &p, Sketch &s);  // rule_parallel_vectorize_unroll.cc
 void add_simple_params(const Graph &g, const StagePlan &p, Sketch &s);      // rule_simple.cc
 /**
+ * A stage's kUnrollTilesAttr as {position among its spatial axes, tile size}:
+ * its own op's, or that of a stage it reads elementwise (the anchor of a fused
+ * epilogue); none for a reduction. Raises Error for an entry that is not
+ * "axis:size" with an axis of the stage (a defect of the op that set it).
+ */
+std::vector<std::pair<int, int64_t>> parse_unroll_tiles(const Graph &g, const StageInfo &st);  // rule_simple.cc
+/**
  * The extents of a simple stage's spatial loops outside the tiles it unrolls
- * (kUnrollTilesAttr), outermost first, as its "S.parallel" choice counts them:
+ * (p.unroll_tiles), outermost first, as its "S.parallel" choice counts them:
  * its spatial extents, with a tiled axis' extent divided by the tile (rounded
  * up) and an axis unrolled whole left out.
  */
-std::vector<int64_t> simple_outer_extents(const Graph &g, const StageInfo &st);  // rule_simple.cc
+std::vector<int64_t> simple_outer_extents(const Graph &g, const StagePlan &p);  // rule_simple.cc
 void add_location_params(const Graph &g, const StagePlan &p, Sketch &s);    // rule_inline.cc
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s);     // rule_rfactor.cc
 

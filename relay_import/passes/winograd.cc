@@ -7,8 +7,6 @@ namespace relay {
 
 namespace {
 
-int64_t tiles(int64_t extent, int m) { return (extent + m - 1) / m; }
-
 int new_value(Graph &g, const std::string &name, const Shape &shape) { return g.add_value(name, shape, float32(), true); }
 
 bool convert(Graph &g, int id) {
@@ -23,7 +21,7 @@ bool convert(Graph &g, int id) {
   const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
   if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < 2 || OW < 2) return false;
   const int tile = winograd_tile(N, OH, OW);
-  const int64_t alpha = ops::winograd_matrices(tile).alpha, P = N * tiles(OH, tile) * tiles(OW, tile);
+  const int64_t alpha = ops::winograd_matrices(tile).alpha, P = N * ops::winograd_tiles(OH, tile) * ops::winograd_tiles(OW, tile);
 
   const int uv = g.add_const(w.name + ".winograd" + std::to_string(tile), ops::winograd_weight(*w.data, tile));
 
@@ -65,7 +63,8 @@ bool stays_direct(const Graph &g, const Node &n, const std::set<std::string> &ke
 }  // namespace
 
 int winograd_tile(int64_t N, int64_t OH, int64_t OW) {
-  const int64_t p4 = N * tiles(OH, 4) * tiles(OW, 4), p2 = N * tiles(OH, 2) * tiles(OW, 2);
+  const int64_t p4 = N * ops::winograd_tiles(OH, 4) * ops::winograd_tiles(OW, 4),
+                p2 = N * ops::winograd_tiles(OH, 2) * ops::winograd_tiles(OW, 2);
   return p4 >= kMinWinogradTileRows && p4 * 36 < p2 * 16 ? 4 : 2;  // tiles x alpha^2 multiplies per channel pair
 }
 

@@ -115,8 +115,6 @@ Expr two_sided(const SparseRows &t, const Expr &r1, const Expr &r2, DType dt,
   return total;
 }
 
-int64_t tiles(int64_t extent, int m) { return (extent + m - 1) / m; }
-
 }  // namespace
 
 const WinogradMatrices &winograd_matrices(int m) {
@@ -162,7 +160,7 @@ Tensor winograd_input_nchwc(const Tensor &x, int m, const std::vector<int64_t> &
   if (OH < 1 || OW < 1)
     throw ShapeError(op + ": input '" + x.name() + "' " + shape_str(x.shape()) + " with pads " + list_str(pads) +
                      " is smaller than the 3x3 window");
-  const int64_t TH = tiles(OH, m), TW = tiles(OW, m);
+  const int64_t TH = winograd_tiles(OH, m), TW = winograd_tiles(OW, m);
   // Zeros below and right of the conv's own pads, as far as the last tile reads.
   const int64_t extra_h = TH * m + 2 - (H + pads[0] + pads[2]), extra_w = TW * m + 2 - (W + pads[1] + pads[3]);
   Tensor xp = pad(x, {0, 0, pads[0], pads[1], 0, 0, 0, pads[2] + extra_h, pads[3] + extra_w, 0}, "constant", 0.0, name + ".pad");
@@ -208,7 +206,7 @@ Tensor winograd_output_nchwc(const Tensor &mt, int m, int64_t N, int64_t OH, int
   const std::string op = "winograd_output_nchwc";
   check_rank(mt, 4, op, "product");
   const WinogradMatrices &t = winograd_matrices(m);
-  const int64_t TH = tiles(OH, m), TW = tiles(OW, m);
+  const int64_t TH = winograd_tiles(OH, m), TW = winograd_tiles(OW, m);
   if (mt.shape()[0] != t.alpha * t.alpha || mt.shape()[2] != N * TH * TW)
     throw ShapeError(op + ": product '" + mt.name() + "' " + shape_str(mt.shape()) + " must be [" +
                      std::to_string(t.alpha * t.alpha) + ", K/kb, " + std::to_string(N * TH * TW) + ", kb] for " +

@@ -38,6 +38,9 @@ struct WinogradMatrices {
   std::vector<std::vector<double>> AT;   // m x alpha: output transform
 };
 
+/** Tiles of m outputs along an extent of `extent` outputs: ceil(extent / m) (TH, TW above). */
+inline int64_t winograd_tiles(int64_t extent, int m) { return (extent + m - 1) / m; }
+
 /** F(m x m, 3 x 3) for m = 2 or 4; AttributeError for other m. */
 const WinogradMatrices &winograd_matrices(int m);
 
