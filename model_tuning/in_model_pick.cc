@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "autotune/measure/record_store.h"
 #include "base/errors.h"
@@ -71,7 +72,18 @@ struct TimedExport {
   }
 
   int calls_of(int kernel) const { return static_cast<int>(std::count(kernel_of_call.begin(), kernel_of_call.end(), kernel)); }
+
+  void forget_times() {
+    for (auto &k : per_call) k.clear();
+    run_ms.clear();
+  }
 };
+
+// Each export `runs` times (the first `first_runs`), in turns, `rounds` times: a slow phase of the machine falls on all alike.
+void run_in_turns(const std::vector<TimedExport *> &timed, int rounds, int runs, int first_runs) {
+  for (int r = 0; r < rounds; r++)
+    for (size_t e = 0; e < timed.size(); e++) timed[e]->run(e == 0 ? first_runs : runs);
+}
 
 // Exports the model into t.dir with `eo`, recording each task's schedule as the hook gives it.
 void export_capturing(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes,
@@ -146,18 +158,39 @@ InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, c
 // The faster per-call time of a timed task (ms).
 double best_ms(const InModelTask &t) { return t.compared ? std::min(t.pick_ms, t.default_ms) : t.pick_ms; }
 
+// The per-call median (ms) of the schedule chosen for t, as the exports last ran it: the default export's kernel where
+// the default ran faster, else the kernel of `e`, the export t was timed from.
+double chosen_ms(const InModelTask &t, const TimedExport &e, const TimedExport &plain) {
+  const TimedExport &from = t.compared && t.default_faster ? plain : e;
+  const std::map<std::string, int> kernels = kernel_by_key(from);
+  auto k = kernels.find(t.workload_key);
+  return k == kernels.end() ? 0 : median(from.per_call[k->second]);
+}
+
+// A conv's two forms by per-call times of their kernels (ms; NaN where a kernel has none): {direct, winograd}.
+std::pair<double, double> form_ms(const relay::ConvForms &f, const std::map<std::string, double> &ms) {
+  auto known = [&](const std::string &key) {
+    auto it = ms.find(key);
+    return it == ms.end() ? std::nan("") : it->second;
+  };
+  double winograd = 0;
+  for (const Task &w : f.winograd) winograd += known(w.workload_key);
+  return {known(f.direct.workload_key), winograd};
+}
+
 }  // namespace
 
 InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
-                             const relay::TunedLogs &logs, const std::string &db_path, int rounds, int runs,
+                             const relay::TunedLogs &logs, const std::string &db_path, int rounds, int runs, int final_runs,
                              const std::string &layout) {
-  if (rounds < 1 || runs < 1)
-    throw Error("choose_in_model: rounds and runs must be >= 1, got " + std::to_string(rounds) + " and " + std::to_string(runs));
+  if (rounds < 1 || runs < 1 || final_runs < 1)
+    throw Error("choose_in_model: rounds, runs and final_runs must be >= 1, got " + std::to_string(rounds) + ", " +
+                std::to_string(runs) + " and " + std::to_string(final_runs));
   InModelPicks out;
   out.rounds = rounds;
   out.runs_per_round = runs;
   TimedExport tuned, other, plain;
-  const double t0 = now_s();
+  double t0 = now_s();
   relay::ExportOptions with_records = timing_export_options(onnx_path, threads, layout);
   relay::TunedLookupOptions lookup;
   lookup.print_notes = false;
@@ -176,8 +209,7 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   std::vector<TimedExport *> timed = {&tuned, &plain};
   if (forms) timed.push_back(&other);
   for (TimedExport *e : timed) e->load(threads);
-  for (int r = 0; r < rounds; r++)  // in turns, so that a slow phase of the machine falls on all alike
-    for (TimedExport *e : timed) e->run(runs);
+  run_in_turns(timed, rounds, runs, runs);
   out.tuned_model_ms = median(tuned.run_ms);
   out.default_model_ms = median(plain.run_ms);
 
@@ -190,7 +222,6 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   std::map<std::string, double> in_model_ms;  // workload key -> its faster per-call time in the model
   for (size_t k = 0; k < tuned.result.task_schedules.size(); k++) {
     InModelTask t = time_kernel(tuned, static_cast<int>(k), plain, plain_kernel, conv_keys, db_path, threads, out);
-    out.kernels_ms += t.calls * best_ms(t);
     if (t.calls) in_model_ms[t.workload_key] = best_ms(t);
     out.tasks.push_back(t);
   }
@@ -204,18 +235,48 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
     }
 
   // Each conv's two forms by their in-model times, as `compile` will choose them from the new records.
-  auto known = [&](const std::string &key) { return in_model_ms.count(key) ? in_model_ms[key] : std::nan(""); };
+  std::vector<std::pair<const relay::ConvForms *, bool>> switched;  // conv, now direct
   for (const relay::ConvForms &f : tuned.result.conv_forms) {
     if (f.winograd.size() != 3) continue;  // a shared input transform: not the conv's alone (conv_forms.h)
-    const double direct = known(f.direct.workload_key);
-    double winograd = 0;
-    for (const Task &w : f.winograd) winograd += known(w.workload_key);
+    const auto [direct, winograd] = form_ms(f, in_model_ms);
     if (std::isnan(direct) || std::isnan(winograd)) continue;
     out.convs_compared++;
-    const bool was_direct = f.direct_faster(), now_direct = direct < winograd;
-    if (was_direct == now_direct) continue;
-    out.convs_switched++;
-    out.kernels_ms += now_direct ? direct - winograd : winograd - direct;  // one call of each of its kernels
+    if (f.direct_faster() != (direct < winograd)) switched.push_back({&f, direct < winograd});
+  }
+  out.convs_switched = static_cast<int>(switched.size());
+
+  // Second rounds: the model as `compile` now builds it, in turns with the same exports, whose kernels' times in these
+  // rounds, chosen as above, make the estimate.
+  TimedExport final_export;
+  t0 = now_s();
+  relay::ExportOptions as_compiled = timing_export_options(onnx_path, threads, layout);
+  relay::TunedLookupStats stats;
+  relay::use_tuned_schedules(as_compiled.compile, logs, &stats, lookup);
+  export_capturing(onnx_path, input_shapes, as_compiled, final_export);
+  out.final_model.compile_s = now_s() - t0;
+  out.final_model.tuned_tasks = stats.tuned;
+  out.final_model.tasks = stats.tuned + stats.untuned;
+  final_export.load(threads);
+  for (TimedExport *e : timed) e->forget_times();
+  timed.insert(timed.begin(), &final_export);
+  run_in_turns(timed, rounds, runs, final_runs);
+  out.final_model.runs = static_cast<int>(final_export.run_ms.size());
+  out.final_model.median_ms = median(final_export.run_ms);
+  out.final_model.min_ms = *std::min_element(final_export.run_ms.begin(), final_export.run_ms.end());
+
+  std::map<std::string, double> final_ms;  // workload key -> its chosen schedule's per-call time in the second rounds
+  for (InModelTask &t : out.tasks) {
+    t.final_ms = chosen_ms(t, tuned, plain);
+    out.kernels_ms += t.calls * t.final_ms;
+    if (t.calls) final_ms[t.workload_key] = t.final_ms;
+  }
+  for (InModelTask &t : out.other_form_tasks) {
+    t.final_ms = chosen_ms(t, other, plain);
+    if (t.calls) final_ms[t.workload_key] = t.final_ms;
+  }
+  for (const auto &[f, now_direct] : switched) {  // one call of each of its kernels
+    const auto [direct, winograd] = form_ms(*f, final_ms);
+    out.kernels_ms += now_direct ? direct - winograd : winograd - direct;
   }
   return out;
 }

@@ -12,13 +12,18 @@
 // per-kernel timing, and stores the in-model times as records
 // (tuning_logs/records.h: kInModelTunerVersion), which outrank every record
 // timed alone: `compile` then takes whichever schedule, and whichever conv
-// form, ran faster in the model.
+// form, ran faster in the model. Then the model as `compile` now builds it
+// runs in turns with those exports, so that the estimate summed from their
+// kernels and the latency it predicts are timed in the same phases of the
+// machine (a VM's slow phase moved a tuned ResNet-50 from 39.5 to 43.9 ms
+// between two runs: bench/RESULTS.md, twenty-fourth session).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "model_tuning/model_latency.h"
 #include "relay_import/tuned_schedules.h"
 #include "te/tensor.h"
 
@@ -34,6 +39,8 @@ struct InModelTask {
   double default_ms = 0;     // the same with the default schedule (0: not compared)
   bool compared = false;     // a record's schedule, other than the default, against the default in both exports
   bool default_faster = false;
+  /** Per-call median (ms) in the second rounds of the schedule chosen by the first (the default's where default_faster). */
+  double final_ms = 0;
 };
 
 struct InModelPicks {
@@ -45,12 +52,14 @@ struct InModelPicks {
   double tuned_model_ms = 0;       // median latency of a run of the tuned export (ms)
   double default_model_ms = 0;     // and of the export with default schedules
   /**
-   * What the kernels will take once `compile` reads the new records: per
-   * kernel, calls x the faster of its two per-call medians where compared,
-   * else its tuned per-call median, with each switched conv's kernels
+   * The estimate: what the kernels take once `compile` reads the new
+   * records, summed from the second rounds' per-call medians of the exports
+   * above: per kernel, calls x final_ms, with each switched conv's kernels
    * replaced by its other form's (ms); the time between kernels is left out.
    */
   double kernels_ms = 0;
+  /** The model as `compile` builds it with the new records, timed in the second rounds (final_runs per round). */
+  ModelLatency final_model;
   int records_added = 0;
   int rounds = 0, runs_per_round = 0;
   double compile_s = 0;            // all exports (s)
@@ -71,12 +80,16 @@ struct InModelPicks {
  *   default, with the same kernel in the default export: both schedules';
  * - for any other kernel of either form of an eligible conv: its schedule's,
  *   so that `compile` chooses each conv's form by its kernels' in-model times.
- * Raises what import, export, load and the log raise; Error for rounds or
- * runs below 1.
+ * Then exports the model again with `logs` (now holding those records), as
+ * `compile` would, and for `rounds` more rounds runs it `final_runs` times
+ * in turn with the others' `runs`: the estimate (kernels_ms) and the
+ * latency it predicts (final_model) come from these second rounds.
+ * Raises what import, export, load and the log raise; Error for rounds,
+ * runs or final_runs below 1.
  */
 InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::string, Shape> &input_shapes, int threads,
                              const relay::TunedLogs &logs, const std::string &db_path, int rounds, int runs,
-                             const std::string &layout = "blocked");
+                             int final_runs, const std::string &layout = "blocked");
 
 }  // namespace autotune
 }  // namespace tetune

@@ -136,7 +136,7 @@ void add_tune_model_command(CLI::App &app) {
   add_cache_option(cmd, a->cache, true);
   cmd->add_option("--model-runs", a->model_runs,
                   "at the end, compile the model with the records (as `compile` does) and time this many runs against the "
-                  "estimate")
+                  "estimate (in rounds, in turns with the exports of the comparison inside the model)")
       ->check(positive());
   cmd->add_flag("--no-model-run", a->no_model_run,
                 "skip the final steps: each task's pick against its default, and each conv's direct and Winograd forms, "
@@ -247,15 +247,19 @@ void add_tune_model_command(CLI::App &app) {
     if (a->no_model_run) return;
     const relay::TunedLogs logs{a->db, !a->no_shipped, ""};
     // Timed alone, a pick can beat its default and still lose to it in the model (model_tuning/in_model_pick.h):
-    // both run in the model, in turns, and the faster there is recorded to win; so do each conv's two forms. Their
-    // in-model times are the estimate.
+    // both run in the model, in turns, and the faster there is recorded to win; so do each conv's two forms. Then the
+    // model as `compile` now builds it runs in turns with them: their kernels' times there are the estimate, its own
+    // runs the measured latency, in the same phases of the machine.
     // Not where another machine measured (MPI workers, a remote runner): this one's model run says nothing of theirs.
+    autotune::ModelLatency lat;
+    std::string timed_how = "median of " + std::to_string(a->model_runs) + " runs";
     if (!autotune::measure_hooks().make_measurer) {
-      std::fprintf(stderr, "timing each task's pick against its default schedule, and each conv's two forms, inside the model "
-                           "(--no-model-run skips this)\n");
+      std::fprintf(stderr, "timing each task's pick against its default schedule, and each conv's two forms, inside the model, "
+                           "then the model with the picks in turns with them (--no-model-run skips this)\n");
       constexpr int kInModelRounds = 3, kInModelRuns = 10;
+      const int final_runs = (a->model_runs + kInModelRounds - 1) / kInModelRounds;
       const autotune::InModelPicks im = autotune::choose_in_model(a->model, shapes, a->threads, logs, a->db, kInModelRounds,
-                                                                  kInModelRuns, a->layout);
+                                                                  kInModelRuns, final_runs, a->layout);
       int compared = 0, kept_default = 0;
       std::string kept;
       for (const auto &t : im.tasks) {
@@ -271,17 +275,21 @@ void add_tune_model_command(CLI::App &app) {
         std::printf("conv forms in the model: %d convs timed direct and by Winograd, %d switch to the form faster there\n",
                     im.convs_compared, im.convs_switched);
       std::fflush(stdout);
-      how = " (the kernels' per-call times in the model, the faster of pick and default per task; " + fmt_ms(est) +
+      how = " (the kernels' per-call times in the model, each task's faster of pick and default; " + fmt_ms(est) +
             " ms as the tasks were timed alone)";
       est = im.kernels_ms;
+      lat = im.final_model;
+      timed_how = std::to_string(im.rounds) + " rounds x " + std::to_string(final_runs) +
+                  " runs, in turns with the exports the estimate was timed in";
+    } else {
+      // The estimate sums kernels; the model's own run says what the records give, the time between kernels included.
+      std::fprintf(stderr, "compiling the model with the records to time it (--no-model-run skips this)\n");
+      lat = autotune::measure_model_latency(a->model, shapes, a->threads, logs, a->model_runs, a->layout);
     }
-    // The estimate sums kernels; the model's own run says what the records give, the time between kernels included.
-    std::fprintf(stderr, "compiling the model with the records to time it (--no-model-run skips this)\n");
-    autotune::ModelLatency lat = autotune::measure_model_latency(a->model, shapes, a->threads, logs, a->model_runs, a->layout);
-    std::printf("model latency: estimated %s ms%s, measured %s ms (median of %d runs, %d threads; %d/%d tasks from "
+    std::printf("model latency: estimated %s ms%s, measured %s ms (%s, %d threads; %d/%d tasks from "
                 "records, compiled in %.1f s)%s\n",
-                fmt_ms(est).c_str(), how.c_str(), fmt_ms(lat.median_ms).c_str(), lat.runs, a->threads, lat.tuned_tasks, lat.tasks,
-                lat.compile_s,
+                fmt_ms(est).c_str(), how.c_str(), fmt_ms(lat.median_ms).c_str(), timed_how.c_str(), a->threads,
+                lat.tuned_tasks, lat.tasks, lat.compile_s,
                 est > 0 ? (": the estimate is " + fmt_pct(std::abs(est / lat.median_ms - 1)) +
                            (est < lat.median_ms ? " low" : " high"))
                               .c_str()

@@ -70,7 +70,7 @@ TEST(InModelPick, RecordsBothTimesAndTheFasterRanksFirst) {
   }
 
   const autotune::InModelPicks im =
-      autotune::choose_in_model(model, {}, 1, relay::TunedLogs{db_path, false, ""}, db_path, 2, 3);
+      autotune::choose_in_model(model, {}, 1, relay::TunedLogs{db_path, false, ""}, db_path, 2, 3, 4);
   ASSERT_EQ(im.tasks.size(), 1u);
   const autotune::InModelTask &t = im.tasks[0];
   EXPECT_EQ(t.workload_key, task.workload_key);
@@ -80,9 +80,16 @@ TEST(InModelPick, RecordsBothTimesAndTheFasterRanksFirst) {
   EXPECT_GT(t.default_ms, 0);
   EXPECT_EQ(t.default_faster, t.default_ms < t.pick_ms);
   EXPECT_EQ(im.records_added, 2);
-  EXPECT_DOUBLE_EQ(im.kernels_ms, std::min(t.pick_ms, t.default_ms));
+  EXPECT_GT(t.final_ms, 0) << "the chosen schedule, timed again in the second rounds";
+  EXPECT_DOUBLE_EQ(im.kernels_ms, t.final_ms) << "the estimate: one call of the one kernel, from the second rounds";
   EXPECT_GT(im.tuned_model_ms, 0);
   EXPECT_GT(im.default_model_ms, 0);
+  // The model as compile now builds it, from the new records: timed in the second rounds, final_runs per round.
+  EXPECT_EQ(im.final_model.runs, 2 * 4);
+  EXPECT_EQ(im.final_model.tuned_tasks, 1);
+  EXPECT_EQ(im.final_model.tasks, 1);
+  EXPECT_GT(im.final_model.median_ms, 0);
+  EXPECT_LE(im.final_model.min_ms, im.final_model.median_ms);
 
   autotune::RecordStore db(db_path, task.workload_key, task.name, workload_description(task), 1);
   const std::vector<tuning_log::MeasureRecord> best = db.best(2);
@@ -119,13 +126,14 @@ TEST(InModelPick, TimesBothConvFormsAndCompileTakesTheFasterThere) {
   const std::string model = conv_model_file(), db_path = scratch("in_model_conv") + ".db";
   tuning_log::TuningLog::open(db_path);  // an empty log, as after a tuning that stored nothing
   const relay::TunedLogs logs{db_path, false, ""};
-  const autotune::InModelPicks im = autotune::choose_in_model(model, {}, 1, logs, db_path, 2, 3);
+  const autotune::InModelPicks im = autotune::choose_in_model(model, {}, 1, logs, db_path, 2, 3, 3);
   EXPECT_EQ(im.convs_compared, 1);
-  std::map<std::string, double> in_model;  // workload key -> per-call ms
+  std::map<std::string, double> in_model, second_rounds;  // workload key -> per-call ms in the first, second rounds
   for (const auto *list : {&im.tasks, &im.other_form_tasks})
     for (const autotune::InModelTask &t : *list) {
       EXPECT_FALSE(t.compared) << t.name << ": no record, nothing to compare with the default";
       in_model[t.workload_key] = t.pick_ms;
+      second_rounds[t.workload_key] = t.final_ms;
     }
   ASSERT_EQ(im.other_form_tasks.size(), 1u) << "the direct kernel, only in the third export";
   EXPECT_EQ(im.records_added, 4) << "the direct kernel and the three Winograd kernels";
@@ -150,13 +158,25 @@ TEST(InModelPick, TimesBothConvFormsAndCompileTakesTheFasterThere) {
   }
   EXPECT_NEAR(f.winograd_ms, winograd, 1e-12) << "the sum of its three kernels' times in the model";
   EXPECT_EQ(im.convs_switched, f.direct_faster() ? 1 : 0) << "from Winograd, the default, to direct where that ran faster";
+  // The estimate: the tuned export's kernels (the Winograd form and the layout transforms around it) in the second
+  // rounds, with the direct kernel in place of the Winograd ones where compile switches.
+  double expected = 0;
+  for (const autotune::InModelTask &t : im.tasks) expected += t.calls * t.final_ms;
+  if (f.direct_faster()) {
+    expected += second_rounds[f.direct.workload_key];
+    for (const Task &w : f.winograd) expected -= second_rounds[w.workload_key];
+  }
+  EXPECT_GT(second_rounds[f.direct.workload_key], 0);
+  EXPECT_NEAR(im.kernels_ms, expected, 1e-12);
+  EXPECT_EQ(im.final_model.runs, 2 * 3);
   std::filesystem::remove_all(out_dir);
   std::remove(db_path.c_str());
   std::remove(model.c_str());
 }
 
 TEST(InModelPick, RejectsNoRounds) {
-  EXPECT_THROW(autotune::choose_in_model("unused.onnx", {}, 1, relay::TunedLogs{}, "", 0, 3), Error);
+  EXPECT_THROW(autotune::choose_in_model("unused.onnx", {}, 1, relay::TunedLogs{}, "", 0, 3, 3), Error);
+  EXPECT_THROW(autotune::choose_in_model("unused.onnx", {}, 1, relay::TunedLogs{}, "", 2, 3, 0), Error);
 }
 
 }  // namespace
