@@ -159,12 +159,13 @@ InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, c
 double best_ms(const InModelTask &t) { return t.compared ? std::min(t.pick_ms, t.default_ms) : t.pick_ms; }
 
 // The per-call median (ms) of the schedule chosen for t, as the exports last ran it: the default export's kernel where
-// the default ran faster, else the kernel of `e`, the export t was timed from.
-double chosen_ms(const InModelTask &t, const TimedExport &e, const TimedExport &plain) {
-  const TimedExport &from = t.compared && t.default_faster ? plain : e;
-  const std::map<std::string, int> kernels = kernel_by_key(from);
+// the default ran faster, else the kernel of `e`, the export t was timed from (kernels: workload key -> kernel).
+double chosen_ms(const InModelTask &t, const TimedExport &e, const std::map<std::string, int> &e_kernel,
+                 const TimedExport &plain, const std::map<std::string, int> &plain_kernel) {
+  const bool plain_one = t.compared && t.default_faster;
+  const std::map<std::string, int> &kernels = plain_one ? plain_kernel : e_kernel;
   auto k = kernels.find(t.workload_key);
-  return k == kernels.end() ? 0 : median(from.per_call[k->second]);
+  return k == kernels.end() ? 0 : median((plain_one ? plain : e).per_call[k->second]);
 }
 
 // A conv's two forms by per-call times of their kernels (ms; NaN where a kernel has none): {direct, winograd}.
@@ -265,13 +266,14 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   out.final_model.min_ms = *std::min_element(final_export.run_ms.begin(), final_export.run_ms.end());
 
   std::map<std::string, double> final_ms;  // workload key -> its chosen schedule's per-call time in the second rounds
+  const std::map<std::string, int> tuned_kernel = kernel_by_key(tuned), other_kernel = kernel_by_key(other);
   for (InModelTask &t : out.tasks) {
-    t.final_ms = chosen_ms(t, tuned, plain);
+    t.final_ms = chosen_ms(t, tuned, tuned_kernel, plain, plain_kernel);
     out.kernels_ms += t.calls * t.final_ms;
     if (t.calls) final_ms[t.workload_key] = t.final_ms;
   }
   for (InModelTask &t : out.other_form_tasks) {
-    t.final_ms = chosen_ms(t, other, plain);
+    t.final_ms = chosen_ms(t, other, other_kernel, plain, plain_kernel);
     if (t.calls) final_ms[t.workload_key] = t.final_ms;
   }
   for (const auto &[f, now_direct] : switched) {  // one call of each of its kernels

@@ -673,7 +673,38 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // not loaded and stored around each step of it (the GEMM of 32
         // channels on 5476 tiles: 1.12 against 0.83 ms).
         const bool preferred = gemv || out_chans ? plan.cache_write : !plan.cache_write;
-        keep(c, out.size() != before ? -1 : preferred ? 1 : 2);
+        const int spatial_rank = out.size() != before ? -1 : preferred ? 1 : 2;
+        // A blocked conv with a kernel window in one output-channel block (AVX2's), whose
+        // input channels are more than a vector of blocks and whose columns the register
+        // block divides: first, the same block with its input channels in chunks whose
+        // weights stay in L1 while each chunk sweeps the output (set_chunked_tiles);
+        // whole, each 7-column tile read its block's 73-147 KiB of weights from L2.
+        // 1.10-1.11x on ResNet-50's stride-2 3x3 convs of 256 and 512 channels, 1.02-1.05x
+        // on its 3x3 convs run direct at 14x14 and 7x7; with guarded columns (28 in
+        // tiles of 10, 192 channels) 0.93x (Zen 3; bench/RESULTS.md, twenty-fifth session).
+        const TileSpec *window_out = blocked_conv && !narrow_input && ss::window_taps(st) > 1 && chans == 1 && rows
+                                         ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
+                                         : nullptr;
+        const bool long_reduction = std::any_of(s.tiles.begin(), s.tiles.end(), [&](const TileSpec &t) {
+          return t.stage == S && t.levels == 2 && t.extent > ss::kMaxVector;
+        });
+        if (window_out && window_out != rows && long_reduction && input_lanes > 0 && rows->extent % row_block == 0) {
+          const TileSpec *image_rows = nullptr;  // the tiled axis before the columns, if not the output channels
+          const TileSpec *prev = nullptr;
+          for (const auto &t : s.tiles) {
+            if (t.stage != S || t.levels != 4) continue;
+            if (&t == rows) image_rows = prev != window_out ? prev : nullptr;
+            prev = &t;
+          }
+          const int64_t bytes = st.tensor.dtype().bytes();
+          Candidate chunks = c;
+          set_chunked_tiles(s, S, ConvRegisterBlock{1, row_block, 1, 0}, *window_out, *rows, image_rows,
+                            rows->extent * width * bytes, ss::reduce_extent(st) * width * bytes, impl_->graph.threads,
+                            chunks);
+          parallel_over_outer_tiles(s, st, chunks);
+          keep(chunks, spatial_rank);
+        }
+        keep(c, spatial_rank);
       }
     }
   }

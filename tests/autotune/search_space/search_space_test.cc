@@ -897,6 +897,35 @@ TEST(SearchSpace, WindowedBlockedConvSeedSharesInputsAmongTwoBlocks) {
   EXPECT_EQ(param(odd.seeds().front(), ".tile.k.3"), 1) << odd.seeds().front().key();
 }
 
+// On AVX2 a windowed blocked conv keeps one output-channel block x 7 columns;
+// where its input channels exceed a vector of blocks and the block divides the
+// columns, its first seed takes them in chunks whose weights stay in L1, each
+// chunk swept past the whole output (R2 of rco: 4 blocks; S2 of w: both column
+// tiles), and the whole-reduction form follows it. Guarded columns (28 in tiles
+// of 10) and 16 blocks of input channels keep the whole reduction.
+TEST(SearchSpace, WindowedConvSeedChunksItsInputChannelsOnAvx2) {
+  Checker strided(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 256, 3, 3, 8, 8, 2, 1}).outputs, kAvx2));
+  const std::vector<Candidate> seeds = strided.space.seeds();
+  ASSERT_GE(seeds.size(), 2u);
+  const Candidate &chunked = seeds[0], &whole = seeds[1];
+  EXPECT_EQ(param(chunked, ".tile.k.3"), 1) << chunked.key();
+  EXPECT_EQ(param(chunked, ".tile.w.3"), 7) << chunked.key();
+  EXPECT_EQ(param(chunked, ".tile.w.2"), 2) << chunked.key();
+  EXPECT_EQ(param(chunked, ".tile.rco.1"), 4) << chunked.key();
+  EXPECT_EQ(param(chunked, ".tile.rci.1"), 8) << chunked.key();
+  strided.check(chunked, "input channels in chunks of 4 blocks");
+  EXPECT_EQ(param(whole, ".tile.w.3"), 7) << whole.key();
+  EXPECT_EQ(param(whole, ".tile.rco.1"), 1) << whole.key();
+  strided.check(whole, "the whole reduction per 7-column tile");
+  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 192, 28, 28, 192, 3, 3, 8, 8, 1, 1},
+                                            std::vector<int64_t>{1, 128, 28, 28, 128, 3, 3, 8, 8, 2, 1}}) {
+    SearchSpace sp(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, kAvx2));
+    const int64_t blocks = shape[1] / 8;  // rco: whole in the outer (1) or the inner reduce level, never in chunks
+    for (const Candidate &c : sp.seeds())
+      EXPECT_TRUE(param(c, ".tile.rco.1") == 1 || param(c, ".tile.rco.1") == blocks) << shape[1] << " channels: " << c.key();
+  }
+}
+
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
 // model, its spatial-vector seed puts the reduction outermost (k.1 = 1: the
 // whole of k in the outer reduce level) and a task's column vectors inside
