@@ -357,6 +357,18 @@ std::optional<ConvRegisterBlock> l2_panel_block(int64_t chan_extent, int64_t wid
   return std::nullopt;
 }
 
+// The spatial tile of stage S just before `tile` (a conv's output rows before its columns), unless that is
+// `other` (its output channels) or there is none: null.
+const TileSpec *tile_before(const Sketch &s, const std::string &S, const TileSpec *tile, const TileSpec *other) {
+  const TileSpec *prev = nullptr;
+  for (const auto &t : s.tiles) {
+    if (t.stage != S || t.levels != 4) continue;
+    if (&t == tile) return prev != other ? prev : nullptr;
+    prev = &t;
+  }
+  return nullptr;
+}
+
 // The tiles of a chunked conv_register_block seed on stage S: the block in S3; in S2 the
 // rest of the width, then image rows and channel blocks while the output
 // tile (read and written once per chunk) fits half of L1 and the outer tiles
@@ -575,13 +587,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         bool chunked = false;
         if (rows && out_chans && out_chans != rows) {
           const int64_t bytes = st.tensor.dtype().bytes(), panel = ss::reduce_extent(st) * width * bytes;
-          const TileSpec *image_rows = nullptr;  // the tiled axis before `rows` (a conv's output rows), if not out_chans
-          const TileSpec *prev = nullptr;
-          for (const auto &t : s.tiles) {
-            if (t.stage != S || t.levels != 4) continue;
-            if (&t == rows) image_rows = prev != out_chans ? prev : nullptr;
-            prev = &t;
-          }
+          const TileSpec *image_rows = tile_before(s, S, rows, out_chans);  // a conv's output rows
           // A narrow input's taps are few per block (3x3x3, 7x7x3: 2-9 KB), and its
           // blocks share every load: no L1 bound on them, and no chunks.
           const ConvRegisterBlock pb =
@@ -689,13 +695,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
           return t.stage == S && t.levels == 2 && t.extent > ss::kMaxVector;
         });
         if (window_out && window_out != rows && long_reduction && input_lanes > 0 && rows->extent % row_block == 0) {
-          const TileSpec *image_rows = nullptr;  // the tiled axis before the columns, if not the output channels
-          const TileSpec *prev = nullptr;
-          for (const auto &t : s.tiles) {
-            if (t.stage != S || t.levels != 4) continue;
-            if (&t == rows) image_rows = prev != window_out ? prev : nullptr;
-            prev = &t;
-          }
+          const TileSpec *image_rows = tile_before(s, S, rows, window_out);
           const int64_t bytes = st.tensor.dtype().bytes();
           Candidate chunks = c;
           set_chunked_tiles(s, S, ConvRegisterBlock{1, row_block, 1, 0}, *window_out, *rows, image_rows,
