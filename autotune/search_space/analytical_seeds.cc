@@ -626,10 +626,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // seventeenth session); 4 blocks x 7 spill the register file. Only
         // where the budget holds 2 x 7 (AVX-512's 14). AVX2's 12 keep 1 block:
         // there 2 x 5 ran no faster, up to 1.6x slower (Zen 3; 2026-12-05).
-        const TileSpec *window_chans = blocked_conv && !narrow_input && ss::window_taps(st) > 1 && chans == 1 &&
-                                               lanes / width >= 14
-                                           ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
-                                           : nullptr;
+        // (window_axis: the output-channel axis of such a conv, also the chunked seed's below)
+        const TileSpec *window_axis = blocked_conv && !narrow_input && ss::window_taps(st) > 1
+                                          ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
+                                          : nullptr;
+        const TileSpec *window_chans = chans == 1 && lanes / width >= 14 ? window_axis : nullptr;
         if (rows && window_chans && window_chans != rows && window_chans->extent % 2 == 0) {
           ss::set_tile(c, *window_chans, {1, 1, 2});
           chans = 2;
@@ -688,13 +689,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // 1.10-1.11x on ResNet-50's stride-2 3x3 convs of 256 and 512 channels, 1.02-1.05x
         // on its 3x3 convs run direct at 14x14 and 7x7; with guarded columns (28 in
         // tiles of 10, 192 channels) 0.93x (Zen 3; bench/RESULTS.md, twenty-fifth session).
-        const TileSpec *window_out = blocked_conv && !narrow_input && ss::window_taps(st) > 1 && chans == 1 && rows
-                                         ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
-                                         : nullptr;
+        const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
         const bool long_reduction = std::any_of(s.tiles.begin(), s.tiles.end(), [&](const TileSpec &t) {
           return t.stage == S && t.levels == 2 && t.extent > ss::kMaxVector;
         });
-        if (window_out && window_out != rows && long_reduction && input_lanes > 0 && rows->extent % row_block == 0) {
+        if (window_out && window_out != rows && long_reduction && rows->extent % row_block == 0) {
           const TileSpec *image_rows = tile_before(s, S, rows, window_out);
           const int64_t bytes = st.tensor.dtype().bytes();
           Candidate chunks = c;
