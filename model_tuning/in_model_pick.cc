@@ -192,10 +192,7 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   out.runs_per_round = runs;
   TimedExport tuned, other, plain;
   double t0 = now_s();
-  relay::ExportOptions with_records = timing_export_options(onnx_path, threads, layout);
-  relay::TunedLookupOptions lookup;
-  lookup.print_notes = false;
-  relay::use_tuned_schedules(with_records.compile, logs, nullptr, lookup);
+  const relay::ExportOptions with_records = tuned_export_options(onnx_path, threads, layout, logs);
   export_capturing(onnx_path, input_shapes, with_records, tuned);
   export_capturing(onnx_path, input_shapes, timing_export_options(onnx_path, threads, layout), plain);
   // Every conv in the form its records do not favour: with the tuned export, both forms of each, timed in the model.
@@ -250,10 +247,8 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   // rounds, chosen as above, make the estimate.
   TimedExport final_export;
   t0 = now_s();
-  relay::ExportOptions as_compiled = timing_export_options(onnx_path, threads, layout);
   relay::TunedLookupStats stats;
-  relay::use_tuned_schedules(as_compiled.compile, logs, &stats, lookup);
-  export_capturing(onnx_path, input_shapes, as_compiled, final_export);
+  export_capturing(onnx_path, input_shapes, tuned_export_options(onnx_path, threads, layout, logs, &stats), final_export);
   out.final_model.compile_s = now_s() - t0;
   out.final_model.tuned_tasks = stats.tuned;
   out.final_model.tasks = stats.tuned + stats.untuned;

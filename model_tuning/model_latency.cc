@@ -17,11 +17,8 @@ ModelLatency measure_model_latency(const std::string &onnx_path, const std::map<
   if (runs < 1) throw Error("measure_model_latency: runs must be >= 1, got " + std::to_string(runs));
   relay::ImportOptions io;
   io.input_shapes = input_shapes;
-  relay::ExportOptions eo = timing_export_options(onnx_path, threads, layout);
   relay::TunedLookupStats stats;
-  relay::TunedLookupOptions lookup;
-  lookup.print_notes = false;
-  relay::use_tuned_schedules(eo.compile, logs, &stats, lookup);
+  const relay::ExportOptions eo = tuned_export_options(onnx_path, threads, layout, logs, &stats);
   ModelLatency r;
   ScratchDir dir;
   const double t0 = now_s();

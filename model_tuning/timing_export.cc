@@ -29,6 +29,15 @@ relay::ExportOptions timing_export_options(const std::string &onnx_path, int thr
   return eo;
 }
 
+relay::ExportOptions tuned_export_options(const std::string &onnx_path, int threads, const std::string &layout,
+                                          const relay::TunedLogs &logs, relay::TunedLookupStats *stats) {
+  relay::ExportOptions eo = timing_export_options(onnx_path, threads, layout);
+  relay::TunedLookupOptions lookup;
+  lookup.print_notes = false;
+  relay::use_tuned_schedules(eo.compile, logs, stats, lookup);
+  return eo;
+}
+
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::vector<NDArray> seeded_inputs(const rt::Model &m) {

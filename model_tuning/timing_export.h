@@ -10,6 +10,7 @@
 
 #include "base/ndarray.h"
 #include "relay_import/export/export.h"
+#include "relay_import/tuned_schedules.h"
 #include "runtime/model.h"
 
 namespace tetune {
@@ -26,6 +27,14 @@ struct ScratchDir {
 
 /** Export options as `tetune compile` sets them for `threads` and `layout` (relay::set_layout); no schedule hook. */
 relay::ExportOptions timing_export_options(const std::string &onnx_path, int threads, const std::string &layout);
+
+/**
+ * The model as `tetune compile --db` builds it from `logs`: timing_export_options with the tuned
+ * schedules hooked in (relay::use_tuned_schedules, its notes not printed). `stats`, when given,
+ * counts the tasks that found a record as the export runs the hook.
+ */
+relay::ExportOptions tuned_export_options(const std::string &onnx_path, int threads, const std::string &layout,
+                                          const relay::TunedLogs &logs, relay::TunedLookupStats *stats = nullptr);
 
 /** Seconds on the steady clock (an arbitrary epoch): for intervals. */
 double now_s();
