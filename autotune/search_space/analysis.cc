@@ -229,13 +229,14 @@ ChannelVector weight_input(const StageInfo &st) {
   return none;
 }
 
-int64_t blocked_input_lanes(const StageInfo &st) {
-  if (st.kind != StageInfo::Compute || !st.is_reduction()) return 0;
+int blocked_lanes_reduce_axis(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction()) return -1;
   const VarNode *lanes_out = st.tensor->axes.back().var.get();
-  auto reduce_block = [&](const Expr &a) -> int64_t {
-    for (const auto &r : st.reduce_axes)
-      if (a->kind == ExprKind::Var && a->var.get() == r.var.get()) return r.extent <= kMaxVector ? r.extent : 0;
-    return 0;
+  auto reduce_block = [&](const Expr &a) -> int {
+    for (size_t j = 0; j < st.reduce_axes.size(); j++)
+      if (a->kind == ExprKind::Var && a->var.get() == st.reduce_axes[j].var.get())
+        return st.reduce_axes[j].extent <= kMaxVector ? static_cast<int>(j) : -1;
+    return -1;
   };
   std::map<const TensorNode *, int> count;
   for (const ExprNode *n : body_accesses(st, count)) {
@@ -243,9 +244,15 @@ int64_t blocked_input_lanes(const StageInfo &st) {
     if (!t || t->kind != TensorNode::Kind::Placeholder || n->args.size() < 4) continue;
     const bool plain = std::all_of(n->args.begin(), n->args.end(), [](const Expr &a) { return a->kind == ExprKind::Var; });
     if (!plain || n->args.back()->var.get() != lanes_out) continue;
-    if (const int64_t lanes = reduce_block(n->args[n->args.size() - 2])) return lanes;
+    const int j = reduce_block(n->args[n->args.size() - 2]);
+    if (j >= 0) return j;
   }
-  return 0;
+  return -1;
+}
+
+int64_t blocked_input_lanes(const StageInfo &st) {
+  const int j = blocked_lanes_reduce_axis(st);
+  return j < 0 ? 0 : st.reduce_axes[j].extent;
 }
 
 bool reduces_blocked_channels(const StageInfo &st) { return blocked_input_lanes(st) > 0; }
@@ -269,9 +276,11 @@ int blocked_output_channel_axis(const StageInfo &st) {
   return -1;
 }
 
-int64_t window_taps(const StageInfo &st) {
-  if (st.kind != StageInfo::Compute) return 1;
+namespace {
+// The reduce variables of st that index an input together with an output axis.
+std::set<const VarNode *> tap_vars(const StageInfo &st) {
   std::set<const VarNode *> taps;
+  if (st.kind != StageInfo::Compute) return taps;
   std::map<const TensorNode *, int> count;
   for (const ExprNode *n : body_accesses(st, count))
     for (const auto &a : n->args)
@@ -279,6 +288,14 @@ int64_t window_taps(const StageInfo &st) {
         if (uses_var(a, r.var.get()) &&
             std::any_of(st.tensor->axes.begin(), st.tensor->axes.end(), [&](const IterVar &x) { return uses_var(a, x.var.get()); }))
           taps.insert(r.var.get());
+  return taps;
+}
+}  // namespace
+
+bool is_window_tap(const StageInfo &st, int j) { return tap_vars(st).count(st.reduce_axes.at(j).var.get()) > 0; }
+
+int64_t window_taps(const StageInfo &st) {
+  const std::set<const VarNode *> taps = tap_vars(st);
   int64_t n = 1;
   for (const auto &r : st.reduce_axes)
     if (taps.count(r.var.get())) n *= r.extent;

@@ -378,6 +378,8 @@ const TileSpec *tile_before(const Sketch &s, const std::string &S, const TileSpe
 // 4 tasks per thread, so that uneven tiles of guarded rows (7 rows as 3 + 3
 // + 1) balance over the threads.
 constexpr int64_t kChunkedTasks = 4;
+// Output-channel blocks of the lanes-last seed of a windowed conv on AVX2 (x 2 columns: 8 of its 16 registers accumulate).
+constexpr int64_t kQuadBlocks = 4;
 void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegisterBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
                        Candidate &c) {
@@ -681,15 +683,40 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // channels on 5476 tiles: 1.12 against 0.83 ms).
         const bool preferred = gemv || out_chans ? plan.cache_write : !plan.cache_write;
         const int spatial_rank = out.size() != before ? -1 : preferred ? 1 : 2;
-        // A blocked conv with a kernel window in one output-channel block (AVX2's), whose
-        // input channels are more than a vector of blocks and whose columns the register
-        // block divides: first, the same block with its input channels in chunks whose
+        // A blocked conv with a kernel window in one output-channel block (AVX2's), first of
+        // all: 4 output-channel blocks x 2 columns with each tap's input lanes innermost
+        // (lanes_last_param), so that every tap runs a 1x1 conv's register block (8
+        // accumulators, each broadcast input serving 4 weight vectors) instead of 7
+        // accumulators fed one weight vector with the taps unrolled over them (latency-bound:
+        // 4-cycle FMAs on 2 ports want 8 chains). Wider blocks with the taps unrolled spilled;
+        // 2 rows x 7 columns of one block (14 accumulators, no spill) ran no faster than 1 x 7.
+        const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
+        const std::string lanes_last = ss::lanes_last_param(S);
+        if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 && rows->extent % 2 == 0 &&
+            allows(s, lanes_last, 1)) {
+          Candidate quad = c;
+          quad.params[lanes_last] = 1;
+          ss::set_tile(quad, *window_out, {1, 1, kQuadBlocks});
+          ss::set_tile(quad, *rows, {1, rows->extent / 2, 2});
+          // The outer input-channel blocks one at a time around the column sweep (R0), so that
+          // their 4 blocks' weights (9 taps: 9 KiB) stay in L1; the taps and lanes inside (R1).
+          const int lanes_axis = ss::blocked_lanes_reduce_axis(st);
+          for (size_t j = 0; j < st.reduce_axes.size(); j++) {
+            const bool inner = static_cast<int>(j) == lanes_axis || ss::is_window_tap(st, static_cast<int>(j));
+            for (const auto &t : s.tiles)
+              if (t.stage == S && t.levels == 2 && t.axis == st.reduce_axes[j].var.name())
+                ss::set_tile(quad, t, {inner ? t.extent : 1});
+          }
+          parallel_over_outer_tiles(s, st, quad);
+          keep(quad, spatial_rank);
+        }
+        // Then, where its input channels are more than a vector of blocks and the register
+        // block divides its columns: the 1 x 7 block with its input channels in chunks whose
         // weights stay in L1 while each chunk sweeps the output (set_chunked_tiles);
         // whole, each 7-column tile read its block's 73-147 KiB of weights from L2.
         // 1.10-1.11x on ResNet-50's stride-2 3x3 convs of 256 and 512 channels, 1.02-1.05x
         // on its 3x3 convs run direct at 14x14 and 7x7; with guarded columns (28 in
         // tiles of 10, 192 channels) 0.93x (Zen 3; bench/RESULTS.md, twenty-fifth session).
-        const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
         const bool long_reduction = std::any_of(s.tiles.begin(), s.tiles.end(), [&](const TileSpec &t) {
           return t.stage == S && t.levels == 2 && t.extent > ss::kMaxVector;
         });

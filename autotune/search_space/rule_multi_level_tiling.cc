@@ -255,6 +255,8 @@ void add_tiling_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const bool vec_channel = (p.cache_write || !p.consumer.empty()) && cv.found();
   if (vec_channel)
     s.choices.push_back(ChoiceSpec{p.stage, vec_channel_param(p.stage), {0, 1}, {}, true});
+  if (window_taps(st) > 1 && blocked_lanes_reduce_axis(st) >= 0)
+    s.choices.push_back(ChoiceSpec{p.stage, lanes_last_param(p.stage), {0, 1}, {}, true});
   if (!packable_input(st).empty()) {
     bool alone = !p.cache_write && p.consumer.empty();
     s.choices.push_back(alone ? ChoiceSpec{p.stage, p.stage + ".cache_read", {0, 1, 2, 3, 4}, {}}
@@ -344,16 +346,21 @@ std::vector<std::string> split_levels(Inst &in, const std::string &stage, const 
   return names;
 }
 
-// Splits the reduce axes of `stage` into R0 / R1 (untiled ones listed in rpre).
+// Splits the reduce axes of `stage` into R0 / R1 (untiled ones listed in rpre); with
+// lanes_last_param, the input-channel lanes last in R1.
 void split_reduce(Inst &in, const std::string &stage, const StageInfo &st, const AxisTiles &t,
                   std::vector<std::string> &rpre, std::vector<std::string> &r0, std::vector<std::string> &r1) {
   for (int j : t.untiled_red) rpre.push_back(st.reduce_axes[j].var.name());
+  const int lanes = in.param(lanes_last_param(st.name), 0) == 1 ? blocked_lanes_reduce_axis(st) : -1;
+  std::string lanes_r1;
   for (int j : t.tiled_red) {
     const auto &r = st.reduce_axes[j];
     auto n = split_levels(in, stage, r.var.name(), r.extent, {t.red.at(j)});
     r0.push_back(n[0]);
-    r1.push_back(n[1]);
+    if (j == lanes) lanes_r1 = n[1];
+    else r1.push_back(n[1]);
   }
+  if (lanes >= 0) r1.push_back(lanes_r1);  // lanes_last_param
 }
 
 std::string first(const std::vector<std::string> &v) {

@@ -69,6 +69,8 @@ bool reduces_blocked_channels(const StageInfo &st);
  * axis: 16, or 1 for an NCHW input read as NCHW1c); 0 when st is none.
  */
 int64_t blocked_input_lanes(const StageInfo &st);
+/** The position among st.reduce_axes of that input-channel block's axis (rci of conv2d_nchwc); -1 when st is none. */
+int blocked_lanes_reduce_axis(const StageInfo &st);
 /**
  * Of a stage that reduces_blocked_channels: the position among its spatial
  * axes of the outer output-channel axis: the one that indexes the weight
@@ -82,6 +84,8 @@ int blocked_output_channel_axis(const StageInfo &st);
  * w + rx]); 1 for a 1x1 conv, a GEMM, a channel reduction.
  */
 int64_t window_taps(const StageInfo &st);
+/** Whether reduce axis j of st is one of those taps (ry or rx; not a channel reduction). */
+bool is_window_tap(const StageInfo &st, int j);
 /** The input a channel-vectorized tiling packs (see channel_vector_input). */
 struct ChannelVector {
   std::string input;  // placeholder name ("" when none)
@@ -299,6 +303,14 @@ constexpr int64_t kMaxVector = 16;  // fp32 lanes of AVX-512
 using schedules::kWholeWindow;  // a reduce axis this short is unrolled whole
 /** The choice that vectorizes a tiled stage along its input's channel axis (0/1; see channel_vector_input). */
 inline std::string vec_channel_param(const std::string &stage) { return stage + ".vec_channel"; }
+/**
+ * The choice (0/1) that orders a windowed blocked conv's inner reduce loops (R1) with its
+ * input-channel lanes innermost, after the kernel's taps: each tap's loop then holds the
+ * register block of a 1x1 conv (a weight vector per output-channel block, a broadcast input
+ * per column) instead of unrolling the taps over the same accumulators. Where window_taps > 1
+ * and blocked_lanes_reduce_axis >= 0.
+ */
+inline std::string lanes_last_param(const std::string &stage) { return stage + ".lanes_last"; }
 /**
  * Whole AVX-512 vectors side by side in the innermost level of a
  * channel-vectorized axis of `extent`, read from its drawn innermost

@@ -795,8 +795,11 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   const Candidate avx512 = front({1, 64, 28, 28, 64, 1, 1, 16, 16, 1, 0}, kAvx512);
   EXPECT_EQ(param(avx512, ".tile.k.3"), 2) << avx512.key();
   EXPECT_EQ(param(avx512, ".tile.w.3"), 7) << avx512.key();
+  // A 3x3 conv: the same kind of block for each tap, its input lanes innermost
+  // (WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2).
   const Candidate window = front({1, 64, 28, 28, 64, 3, 3, 8, 8, 1, 1}, kAvx2);
-  EXPECT_EQ(param(window, ".tile.k.3"), 1) << window.key();
+  EXPECT_EQ(param(window, ".tile.k.3"), 4) << window.key();
+  EXPECT_EQ(param(window, ".lanes_last"), 1) << window.key();
   // Two weight panels of 1024 channels x 8 lanes (64 KiB) would not stay in
   // L1: the input channels in chunks of 16 blocks (4 panels of 128 channels,
   // 16 KiB), each swept past the whole 14 x 14 output, 4 blocks x 2 columns.
@@ -906,8 +909,8 @@ TEST(SearchSpace, WindowedBlockedConvSeedSharesInputsAmongTwoBlocks) {
 TEST(SearchSpace, WindowedConvSeedChunksItsInputChannelsOnAvx2) {
   Checker strided(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 256, 3, 3, 8, 8, 2, 1}).outputs, kAvx2));
   const std::vector<Candidate> seeds = strided.space.seeds();
-  ASSERT_GE(seeds.size(), 2u);
-  const Candidate &chunked = seeds[0], &whole = seeds[1];
+  ASSERT_GE(seeds.size(), 3u);
+  const Candidate &chunked = seeds[1], &whole = seeds[2];  // (seeds[0]: the lanes-last seed, tested below)
   EXPECT_EQ(param(chunked, ".tile.k.3"), 1) << chunked.key();
   EXPECT_EQ(param(chunked, ".tile.w.3"), 7) << chunked.key();
   EXPECT_EQ(param(chunked, ".tile.w.2"), 2) << chunked.key();
@@ -923,6 +926,53 @@ TEST(SearchSpace, WindowedConvSeedChunksItsInputChannelsOnAvx2) {
     const int64_t blocks = shape[1] / 8;  // rco: whole in the outer (1) or the inner reduce level, never in chunks
     for (const Candidate &c : sp.seeds())
       EXPECT_TRUE(param(c, ".tile.rco.1") == 1 || param(c, ".tile.rco.1") == blocks) << shape[1] << " channels: " << c.key();
+  }
+}
+
+// A windowed conv on AVX2 first gets 4 output-channel blocks x 2 columns with each
+// tap's input lanes innermost: the reorder puts rci after ry and rx in the inner
+// reduce loops, the outer input-channel blocks (rco) stay whole in the outer one,
+// and the result equals the reference. Not with 7 columns (no even register block)
+// nor on AVX-512, whose seed holds 2 blocks x 7 columns instead.
+TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
+  // The positions in `order` of the first axes named x..., for each x of `names`.
+  auto positions = [](const std::vector<std::string> &order, const std::vector<std::string> &names) {
+    std::vector<size_t> at;
+    for (const std::string &n : names)
+      at.push_back(std::find_if(order.begin(), order.end(), [&](const std::string &a) { return a.rfind(n, 0) == 0; }) -
+                   order.begin());
+    return at;
+  };
+  // (Fewer input channels than ResNet's 256: 2304-term sums in another order differ from the reference's by 2e-4.)
+  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 64, 28, 28, 64, 3, 3, 8, 8, 2, 1},
+                                            std::vector<int64_t>{1, 32, 14, 14, 32, 3, 3, 8, 8, 1, 1},
+                                            std::vector<int64_t>{1, 16, 12, 12, 32, 5, 5, 8, 8, 1, 2}}) {
+    Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, kAvx2));
+    const std::vector<Candidate> seeds = ch.space.seeds();
+    ASSERT_FALSE(seeds.empty());
+    const Candidate &quad = seeds[0];
+    SCOPED_TRACE(quad.key());
+    EXPECT_EQ(param(quad, ".lanes_last"), 1);
+    EXPECT_EQ(param(quad, ".tile.k.3"), 4);
+    EXPECT_EQ(param(quad, ".tile.w.3"), 2);
+    EXPECT_EQ(param(quad, ".tile.rco.1"), shape[1] / 8 > 1 ? 1 : -1);  // (one block: no rco tile)
+    EXPECT_EQ(param(quad, ".tile.rci.1"), 8);
+    bool reordered = false;
+    for (const Step &s : ch.space.steps(quad))
+      if (auto *r = std::get_if<ReorderStep>(&s); r && std::count(r->order.begin(), r->order.end(), "rci_i")) {
+        const std::vector<size_t> at = positions(r->order, {"ry_i", "rx_i", "rci_i", "w_i_i_i"});
+        EXPECT_LT(at[0], at[2]);
+        EXPECT_LT(at[1], at[2]);
+        EXPECT_EQ(at[2] + 2, at[3]) << "rci_i, then the register block's output channels and columns";
+        reordered = true;
+      }
+    EXPECT_TRUE(reordered);
+    ch.check(quad, "4 blocks x 2 columns, lanes last");
+  }
+  for (const auto &[shape, target] : {std::pair<std::vector<int64_t>, Target>{{1, 512, 14, 14, 512, 3, 3, 8, 8, 2, 1}, kAvx2},
+                                      std::pair<std::vector<int64_t>, Target>{{1, 256, 28, 28, 256, 3, 3, 16, 16, 2, 1}, kAvx512}}) {
+    SearchSpace sp(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, target));
+    for (const Candidate &c : sp.seeds()) EXPECT_NE(param(c, ".lanes_last"), 1) << shape[1] << " channels: " << c.key();
   }
 }
 
