@@ -687,9 +687,12 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // all: 4 output-channel blocks x 2 columns with each tap's input lanes innermost
         // (lanes_last_param), so that every tap runs a 1x1 conv's register block (8
         // accumulators, each broadcast input serving 4 weight vectors) instead of 7
-        // accumulators fed one weight vector with the taps unrolled over them (latency-bound:
-        // 4-cycle FMAs on 2 ports want 8 chains). Wider blocks with the taps unrolled spilled;
-        // 2 rows x 7 columns of one block (14 accumulators, no spill) ran no faster than 1 x 7.
+        // accumulators fed one weight vector with the taps unrolled over them. Alone, 1.13x
+        // and 1.29x on ResNet-50's stride-2 3x3 convs of 256 and 128 channels, 1.11-2.2x on
+        // 3x3 and 5x5 convs run direct (180-193 GFLOP/s of 202); with 7 columns (guarded
+        // tiles of 2) 0.7x, hence even widths only. Wider blocks with the taps unrolled
+        // spilled registers; 2 rows x 7 columns of one block, lanes last (14 accumulators, no
+        // spill), ran 0.95x (Zen 3; bench/RESULTS.md, twenty-sixth session).
         const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
         const std::string lanes_last = ss::lanes_last_param(S);
         if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 && rows->extent % 2 == 0 &&
