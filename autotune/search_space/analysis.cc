@@ -292,7 +292,13 @@ std::set<const VarNode *> tap_vars(const StageInfo &st) {
 }
 }  // namespace
 
-bool is_window_tap(const StageInfo &st, int j) { return tap_vars(st).count(st.reduce_axes.at(j).var.get()) > 0; }
+std::set<std::string> window_tap_axes(const StageInfo &st) {
+  const std::set<const VarNode *> taps = tap_vars(st);
+  std::set<std::string> names;
+  for (const auto &r : st.reduce_axes)
+    if (taps.count(r.var.get())) names.insert(r.var.name());
+  return names;
+}
 
 int64_t window_taps(const StageInfo &st) {
   const std::set<const VarNode *> taps = tap_vars(st);

@@ -628,7 +628,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // seventeenth session); 4 blocks x 7 spill the register file. Only
         // where the budget holds 2 x 7 (AVX-512's 14). AVX2's 12 keep 1 block:
         // there 2 x 5 ran no faster, up to 1.6x slower (Zen 3; 2026-12-05).
-        // (window_axis: the output-channel axis of such a conv, also the chunked seed's below)
+        // (window_axis: the output-channel axis of such a conv, also the AVX2 seeds' below)
         const TileSpec *window_axis = blocked_conv && !narrow_input && ss::window_taps(st) > 1
                                           ? stage_tile(s, st, ss::blocked_output_channel_axis(st))
                                           : nullptr;
@@ -703,13 +703,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
           ss::set_tile(quad, *rows, {1, rows->extent / 2, 2});
           // The outer input-channel blocks one at a time around the column sweep (R0), so that
           // their 4 blocks' weights (9 taps: 9 KiB) stay in L1; the taps and lanes inside (R1).
-          const int lanes_axis = ss::blocked_lanes_reduce_axis(st);
-          for (size_t j = 0; j < st.reduce_axes.size(); j++) {
-            const bool inner = static_cast<int>(j) == lanes_axis || ss::is_window_tap(st, static_cast<int>(j));
-            for (const auto &t : s.tiles)
-              if (t.stage == S && t.levels == 2 && t.axis == st.reduce_axes[j].var.name())
-                ss::set_tile(quad, t, {inner ? t.extent : 1});
-          }
+          // (window_out implies blocked_conv: the lanes axis exists.)
+          std::set<std::string> inner = ss::window_tap_axes(st);
+          inner.insert(st.reduce_axes[ss::blocked_lanes_reduce_axis(st)].var.name());
+          for (const auto &t : s.tiles)
+            if (t.stage == S && t.levels == 2) ss::set_tile(quad, t, {inner.count(t.axis) ? t.extent : 1});
           parallel_over_outer_tiles(s, st, quad);
           keep(quad, spatial_rank);
         }

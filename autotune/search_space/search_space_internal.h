@@ -84,8 +84,8 @@ int blocked_output_channel_axis(const StageInfo &st);
  * w + rx]); 1 for a 1x1 conv, a GEMM, a channel reduction.
  */
 int64_t window_taps(const StageInfo &st);
-/** Whether reduce axis j of st is one of those taps (ry or rx; not a channel reduction). */
-bool is_window_tap(const StageInfo &st, int j);
+/** The names of those taps' reduce axes (ry, rx; not a channel reduction). */
+std::set<std::string> window_tap_axes(const StageInfo &st);
 /** The input a channel-vectorized tiling packs (see channel_vector_input). */
 struct ChannelVector {
   std::string input;  // placeholder name ("" when none)
