@@ -375,15 +375,17 @@ const TileSpec *tile_before(const Sketch &s, const std::string &S, const TileSpe
 // (parallel) still number kChunkedTasks per thread; the reduction's outer
 // channel blocks (R1) in chunks whose `chans` panels (panel bytes each, over
 // the whole reduction) fill at most half of L1, its inner block whole.
-// 4 tasks per thread, so that uneven tiles of guarded rows (7 rows as 3 + 3
-// + 1) balance over the threads.
+// 4 tasks per thread, so that the tiles balance over the threads.
 constexpr int64_t kChunkedTasks = 4;
 // Output-channel blocks of the lanes-last seed of a windowed conv on AVX2 (x 2 columns: 8 of its 16 registers accumulate).
 constexpr int64_t kQuadBlocks = 4;
 void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegisterBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
                        Candidate &c) {
-  int64_t tile_rows = b.rows;
+  // Register rows (b.rows > 1) all in one outer tile, the last block guarded (7 rows as 3 + 3 + 1):
+  // tiles of b.rows on the output would shift the last inwards and compute 9 rows for 7.
+  const int64_t row_blocks = image_rows ? (image_rows->extent + b.rows - 1) / b.rows : 1;
+  int64_t tile_rows = b.rows * row_blocks;
   if (image_rows && b.rows == 1)
     tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
   const int64_t row_tiles = image_rows ? (image_rows->extent + tile_rows - 1) / tile_rows : 1;
@@ -393,7 +395,7 @@ void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegister
   ss::set_tile(c, out_chans, {1, chan_tiles, b.chans});
   // Columns that do not divide the width (a prime one, 17) in guarded tiles of b.cols.
   ss::set_tile(c, cols, cols.extent % b.cols ? std::vector<int64_t>{1, 1, b.cols} : std::vector<int64_t>{1, cols.extent / b.cols, b.cols});
-  if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, 1, b.rows} : std::vector<int64_t>{1, tile_rows, 1});
+  if (image_rows) ss::set_tile(c, *image_rows, b.rows > 1 ? std::vector<int64_t>{1, row_blocks, b.rows} : std::vector<int64_t>{1, tile_rows, 1});
   for (const auto &t : s.tiles)
     if (t.stage == S && t.levels == 2)
       ss::set_tile(c, t, {t.extent <= ss::kMaxVector ? t.extent : divisor_upto(t.extent, kL1Bytes / 2 / (b.chans * panel / t.extent))});

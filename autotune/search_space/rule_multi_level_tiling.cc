@@ -90,9 +90,13 @@ static bool takes_register_rows(const TileSpec &t, int64_t r) {
 }
 
 // One outer tile that runs past the extent by less than its register block
-// (e.g. GEMM 1024's rows as 171 blocks of 6, the last block shifted inwards).
+// (e.g. GEMM 1024's rows as 171 blocks of 6, the last block shifted inwards;
+// a 7-row image as 3 blocks of 3, the last guarded). Any extent: Schedule
+// clamps a split to its axis, so the tile computes no row past it. (The
+// sampler draws such tiles only where takes_register_rows.)
 static bool one_tile_over_extent(const TileSpec &t, const std::vector<int64_t> &l) {
-  return takes_register_rows(t, l.back()) && product(l) - t.extent < l.back();
+  const int64_t r = l.back();
+  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && product(l) - t.extent < r;
 }
 
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
