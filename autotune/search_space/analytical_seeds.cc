@@ -691,18 +691,27 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // accumulators, each broadcast input serving 4 weight vectors) instead of 7
         // accumulators fed one weight vector with the taps unrolled over them. Alone, 1.13x
         // and 1.29x on ResNet-50's stride-2 3x3 convs of 256 and 128 channels, 1.11-2.2x on
-        // 3x3 and 5x5 convs run direct (180-193 GFLOP/s of 202); with 7 columns (guarded
-        // tiles of 2) 0.7x, hence even widths only. Wider blocks with the taps unrolled
+        // 3x3 and 5x5 convs run direct (180-193 GFLOP/s of 202); with 7 columns in guarded
+        // tiles of 2, 0.7x. Wider blocks with the taps unrolled
         // spilled registers; 2 rows x 7 columns of one block, lanes last (14 accumulators, no
         // spill), ran 0.95x (Zen 3; bench/RESULTS.md, twenty-sixth session).
+        // An odd width (7) takes 2 image rows instead, the last pair guarded, every row in one
+        // outer tile: 1.18-1.21x the chunked 1 x 7 below on ResNet-50's 512-channel 3x3 convs
+        // at 7x7, stride 2 and 1 (Zen 3; bench/RESULTS.md, twenty-seventh session).
         const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
         const std::string lanes_last = ss::lanes_last_param(S);
-        if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 && rows->extent % 2 == 0 &&
-            allows(s, lanes_last, 1)) {
+        const TileSpec *pair_rows = window_out && rows->extent % 2 != 0 ? tile_before(s, S, rows, window_out) : nullptr;
+        if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 &&
+            (rows->extent % 2 == 0 || (pair_rows && pair_rows->extent > 2)) && allows(s, lanes_last, 1)) {
           Candidate quad = c;
           quad.params[lanes_last] = 1;
           ss::set_tile(quad, *window_out, {1, 1, kQuadBlocks});
-          ss::set_tile(quad, *rows, {1, rows->extent / 2, 2});
+          if (pair_rows) {
+            ss::set_tile(quad, *rows, {1, rows->extent, 1});
+            ss::set_tile(quad, *pair_rows, {1, (pair_rows->extent + 1) / 2, 2});
+          } else {
+            ss::set_tile(quad, *rows, {1, rows->extent / 2, 2});
+          }
           // The outer input-channel blocks one at a time around the column sweep (R0), so that
           // their 4 blocks' weights (9 taps: 9 KiB) stay in L1; the taps and lanes inside (R1).
           // (window_out implies blocked_conv: the lanes axis exists.)

@@ -950,8 +950,8 @@ TEST(SearchSpace, WindowedConvSeedChunksItsInputChannelsOnAvx2) {
 // A windowed conv on AVX2 first gets 4 output-channel blocks x 2 columns with each
 // tap's input lanes innermost: the reorder puts rci after ry and rx in the inner
 // reduce loops, the outer input-channel blocks (rco) stay whole in the outer one,
-// and the result equals the reference. Not with 7 columns (no even register block)
-// nor on AVX-512, whose seed holds 2 blocks x 7 columns instead.
+// and the result equals the reference. With 7 columns (no even column block) the block
+// holds 2 image rows instead; AVX-512's seed holds 2 blocks x 7 columns.
 TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
   // The positions in `order` of the first axes named x..., for each x of `names`.
   auto positions = [](const std::vector<std::string> &order, const std::vector<std::string> &names) {
@@ -987,11 +987,35 @@ TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
     EXPECT_TRUE(reordered);
     ch.check(quad, "4 blocks x 2 columns, lanes last");
   }
-  for (const auto &[shape, target] : {std::pair<std::vector<int64_t>, Target>{{1, 512, 14, 14, 512, 3, 3, 8, 8, 2, 1}, kAvx2},
-                                      std::pair<std::vector<int64_t>, Target>{{1, 256, 28, 28, 256, 3, 3, 16, 16, 2, 1}, kAvx512}}) {
-    SearchSpace sp(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, target));
-    for (const Candidate &c : sp.seeds()) EXPECT_NE(param(c, ".lanes_last"), 1) << shape[1] << " channels: " << c.key();
+  // An odd width (7 columns, stride 2 and 1): 4 blocks x 2 image rows instead, all 7 rows in
+  // one outer tile (4 pairs, the last guarded), the columns a loop around the block.
+  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 64, 14, 14, 64, 3, 3, 8, 8, 2, 1},
+                                            std::vector<int64_t>{1, 32, 7, 7, 32, 3, 3, 8, 8, 1, 1}}) {
+    Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, kAvx2));
+    const std::vector<Candidate> seeds = ch.space.seeds();
+    ASSERT_FALSE(seeds.empty());
+    const Candidate &pairs = seeds[0];
+    SCOPED_TRACE(pairs.key());
+    EXPECT_EQ(param(pairs, ".lanes_last"), 1);
+    EXPECT_EQ(param(pairs, ".tile.k.3"), 4);
+    EXPECT_EQ(param(pairs, ".tile.h.3"), 2);
+    EXPECT_EQ(param(pairs, ".tile.h.2"), 4);
+    EXPECT_EQ(param(pairs, ".tile.w.3"), 1);
+    bool reordered = false;
+    for (const Step &s : ch.space.steps(pairs))
+      if (auto *r = std::get_if<ReorderStep>(&s); r && std::count(r->order.begin(), r->order.end(), "rci_i")) {
+        const std::vector<size_t> at = positions(r->order, {"ry_i", "rx_i", "rci_i", "h_i_i_i"});
+        EXPECT_LT(at[0], at[2]);
+        EXPECT_LT(at[1], at[2]);
+        EXPECT_EQ(at[2] + 2, at[3]) << "rci_i, then the register block's output channels and rows";
+        reordered = true;
+      }
+    EXPECT_TRUE(reordered);
+    ch.check(pairs, "4 blocks x 2 rows, lanes last");
   }
+  // AVX-512 keeps its 2 blocks x 7 columns.
+  SearchSpace avx512(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 256, 3, 3, 16, 16, 2, 1}).outputs, kAvx512));
+  for (const Candidate &c : avx512.seeds()) EXPECT_NE(param(c, ".lanes_last"), 1) << c.key();
 }
 
 // A GEMV (one row, as an LSTM cell's recurrence): too few rows for the GEMM
