@@ -382,14 +382,17 @@ constexpr int64_t kQuadBlocks = 4;
 void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegisterBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
                        Candidate &c) {
-  // Register rows (b.rows > 1) all in one outer tile, the last block guarded (7 rows as 3 + 3 + 1):
-  // tiles of b.rows on the output would shift the last inwards and compute 9 rows for 7.
-  const int64_t row_blocks = image_rows ? (image_rows->extent + b.rows - 1) / b.rows : 1;
+  // Register rows (b.rows > 1) all in one outer tile, the last block guarded (7 rows as 3 + 3 + 1),
+  // where the channel blocks alone give each thread 2 tasks: tiles of b.rows on the output shift
+  // the last inwards and compute 9 rows for 7, but spread a few blocks (832 -> 32 channels at
+  // 7x7: 1 block of 4) over the threads.
+  const int64_t blocks = out_chans.extent / b.chans, wanted = kChunkedTasks * std::max(1, threads);
+  const int64_t row_blocks =
+      image_rows && blocks >= 2 * std::max(1, threads) ? (image_rows->extent + b.rows - 1) / b.rows : 1;
   int64_t tile_rows = b.rows * row_blocks;
   if (image_rows && b.rows == 1)
     tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
   const int64_t row_tiles = image_rows ? (image_rows->extent + tile_rows - 1) / tile_rows : 1;
-  const int64_t blocks = out_chans.extent / b.chans, wanted = kChunkedTasks * std::max(1, threads);
   int64_t chan_tiles = divisor_upto(blocks, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * tile_rows * row_bytes)));
   while (chan_tiles > 1 && blocks / chan_tiles * row_tiles < wanted) chan_tiles = divisor_upto(blocks, chan_tiles - 1);
   ss::set_tile(c, out_chans, {1, chan_tiles, b.chans});
@@ -596,16 +599,19 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // blocks share every load: no L1 bound on them, and no chunks.
           const ConvRegisterBlock pb =
               conv_register_block(out_chans->extent, rows->extent, 1, lanes / width, narrow_input ? 1 : panel, narrow_input);
-          // Image rows only where the whole weight exceeds kL2Bytes: below it,
-          // re-reading each panel for every row of a prime width cost little
-          // (EfficientNet-B0's and MobileNetV3's 7x7 convs, of 0.6-0.9 MB
-          // weights, ran 10-17% slower with rows; ResNet-50's, of 4-8 MB, up
-          // to 2x faster).
+          // Image rows where the whole weight exceeds kL2Bytes (ResNet-50's 7x7 convs, 4-8 MB:
+          // up to 2x faster), and at any weight size where the register budget is AVX2's 12 and
+          // each thread gets 2 blocks of 4 output-channel blocks (so that set_chunked_tiles keeps
+          // every row in one outer tile): 1.06-1.25x the 1 x 7 block or guarded columns on 1x1
+          // convs of 0.1-0.9 MB at 7x7 and 17x17; with fewer blocks, rows in tiles of 3 (9 for
+          // 7) ran 0.79-0.87x (64 and 32 output channels at 7x7; Zen 3; bench/RESULTS.md,
+          // twenty-seventh session).
           const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
+          const bool avx2_rows = lanes / width < 14 && out_chans->extent >= 8 * std::max(1, impl_->graph.threads);
           // Without image rows, a width no column count divides (a prime one: Inception's 17) takes
           // guarded tiles of columns: as 2 blocks x 1 column, 768 -> 160 channels at 17x17 ran at
-          // 166 GFLOP/s, as 2 x 6 at 405 (bench/RESULTS.md, twelfth session).
-          const bool rows_of_image = image_rows && weight_past_l2;
+          // 166 GFLOP/s on AVX-512, as 2 x 6 at 405 (bench/RESULTS.md, twelfth session).
+          const bool rows_of_image = image_rows && (weight_past_l2 || avx2_rows);
           const ConvRegisterBlock b = conv_register_block(out_chans->extent, rows->extent,
                                                           rows_of_image ? image_rows->extent : 1, lanes / width, 0);
           const std::optional<ConvRegisterBlock> l2b =
@@ -697,12 +703,16 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // spill), ran 0.95x (Zen 3; bench/RESULTS.md, twenty-sixth session).
         // An odd width (7) takes 2 image rows instead, the last pair guarded, every row in one
         // outer tile: 1.18-1.21x the chunked 1 x 7 below on ResNet-50's 512-channel 3x3 convs
-        // at 7x7, stride 2 and 1 (Zen 3; bench/RESULTS.md, twenty-seventh session).
+        // at 7x7, stride 2 and 1. Only where the output-channel blocks give each thread 2
+        // tasks: DenseNet's 128 -> 32 channels at 7x7 (one task) ran 0.88x with its rows in
+        // 4 parallel tiles (Zen 3; bench/RESULTS.md, twenty-seventh session).
         const TileSpec *window_out = chans == 1 && rows ? window_axis : nullptr;
         const std::string lanes_last = ss::lanes_last_param(S);
         const TileSpec *pair_rows = window_out && rows->extent % 2 != 0 ? tile_before(s, S, rows, window_out) : nullptr;
+        const bool pairs_fit = pair_rows && pair_rows->extent > 2 &&
+                               window_out->extent >= 2 * kQuadBlocks * std::max(1, impl_->graph.threads);
         if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 &&
-            (rows->extent % 2 == 0 || (pair_rows && pair_rows->extent > 2)) && allows(s, lanes_last, 1)) {
+            (rows->extent % 2 == 0 || pairs_fit) && allows(s, lanes_last, 1)) {
           Candidate quad = c;
           quad.params[lanes_last] = 1;
           ss::set_tile(quad, *window_out, {1, 1, kQuadBlocks});

@@ -810,8 +810,8 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
   EXPECT_EQ(param(deep, ".tile.rco.1"), 16) << deep.key();
   EXPECT_EQ(param(deep, ".tile.rci.1"), 8) << deep.key();
   // A prime width (7) has no column block: 3 image rows instead, the last
-  // tile guarded, where the weight exceeds L2 (8 MiB); 1 block x 7 columns
-  // where it does not (1024 x 64, 256 KiB).
+  // tile guarded, where the weight exceeds L2 (8 MiB), and on AVX2 below it
+  // too (1024 x 64, 256 KiB).
   // All 7 rows in one outer tile of 3 blocks (S2 x S3 = 9, clamped to 7), so the output's
   // loops over them have no tail: tiles of 3 rows would shift the last one inwards and
   // compute 9 rows for 7 (1.14-1.19x slower on ResNet-50's 7x7 convs, bench/RESULTS.md).
@@ -834,8 +834,9 @@ TEST(SearchSpace, PointwiseBlockedConvSeedSharesLoads) {
     EXPECT_GT(row_loops, 0) << prime.key();
   }
   const Candidate small_prime = front({1, 1024, 14, 14, 64, 1, 1, 8, 8, 2, 0}, kAvx2);
-  EXPECT_EQ(param(small_prime, ".tile.k.3"), 1) << small_prime.key();
-  EXPECT_EQ(param(small_prime, ".tile.w.3"), 7) << small_prime.key();
+  EXPECT_EQ(param(small_prime, ".tile.k.3"), 4) << small_prime.key();
+  EXPECT_EQ(param(small_prime, ".tile.h.3"), 3) << small_prime.key();
+  EXPECT_EQ(param(small_prime, ".tile.w.3"), 1) << small_prime.key();
   // A prime width no column count divides (17; weight within L2): guarded tiles of 6 columns x 2 blocks
   // (3 tiles cover 18 columns), not 1 column.
   const Candidate odd = front({1, 768, 17, 17, 160, 1, 1, 16, 16, 1, 0}, kAvx512);
@@ -988,9 +989,10 @@ TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
     ch.check(quad, "4 blocks x 2 columns, lanes last");
   }
   // An odd width (7 columns, stride 2 and 1): 4 blocks x 2 image rows instead, all 7 rows in
-  // one outer tile (4 pairs, the last guarded), the columns a loop around the block.
-  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 64, 14, 14, 64, 3, 3, 8, 8, 2, 1},
-                                            std::vector<int64_t>{1, 32, 7, 7, 32, 3, 3, 8, 8, 1, 1}}) {
+  // one outer tile (4 pairs, the last guarded), the columns a loop around the block; not
+  // where the output-channel blocks give the threads fewer than 2 tasks each (4 blocks).
+  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 64, 14, 14, 128, 3, 3, 8, 8, 2, 1},
+                                            std::vector<int64_t>{1, 32, 7, 7, 128, 3, 3, 8, 8, 1, 1}}) {
     Checker ch(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", shape).outputs, kAvx2));
     const std::vector<Candidate> seeds = ch.space.seeds();
     ASSERT_FALSE(seeds.empty());
@@ -1013,6 +1015,8 @@ TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
     EXPECT_TRUE(reordered);
     ch.check(pairs, "4 blocks x 2 rows, lanes last");
   }
+  SearchSpace few(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 128, 7, 7, 32, 3, 3, 8, 8, 1, 1}).outputs, kAvx2));
+  for (const Candidate &c : few.seeds()) EXPECT_NE(param(c, ".lanes_last"), 1) << c.key();
   // AVX-512 keeps its 2 blocks x 7 columns.
   SearchSpace avx512(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 256, 28, 28, 256, 3, 3, 16, 16, 2, 1}).outputs, kAvx512));
   for (const Candidate &c : avx512.seeds()) EXPECT_NE(param(c, ".lanes_last"), 1) << c.key();
