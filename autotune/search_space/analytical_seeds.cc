@@ -698,9 +698,9 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // accumulators fed one weight vector with the taps unrolled over them. Alone, 1.13x
         // and 1.29x on ResNet-50's stride-2 3x3 convs of 256 and 128 channels, 1.11-2.2x on
         // 3x3 and 5x5 convs run direct (180-193 GFLOP/s of 202); with 7 columns in guarded
-        // tiles of 2, 0.7x. Wider blocks with the taps unrolled
-        // spilled registers; 2 rows x 7 columns of one block, lanes last (14 accumulators, no
-        // spill), ran 0.95x (Zen 3; bench/RESULTS.md, twenty-sixth session).
+        // tiles of 2, 0.7x. Wider blocks with the taps unrolled spilled registers; 2 rows x 7
+        // columns of one block, lanes last (14 accumulators, no spill), ran 0.95x (Zen 3;
+        // bench/RESULTS.md, twenty-sixth session).
         // An odd width (7) takes 2 image rows instead, the last pair guarded, every row in one
         // outer tile: 1.18-1.21x the chunked 1 x 7 below on ResNet-50's 512-channel 3x3 convs
         // at 7x7, stride 2 and 1. Only where the output-channel blocks give each thread 2
