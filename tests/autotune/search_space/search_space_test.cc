@@ -954,13 +954,22 @@ TEST(SearchSpace, WindowedConvSeedChunksItsInputChannelsOnAvx2) {
 // and the result equals the reference. With 7 columns (no even column block) the block
 // holds 2 image rows instead; AVX-512's seed holds 2 blocks x 7 columns.
 TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
-  // The positions in `order` of the first axes named x..., for each x of `names`.
-  auto positions = [](const std::vector<std::string> &order, const std::vector<std::string> &names) {
-    std::vector<size_t> at;
-    for (const std::string &n : names)
-      at.push_back(std::find_if(order.begin(), order.end(), [&](const std::string &a) { return a.rfind(n, 0) == 0; }) -
-                   order.begin());
-    return at;
+  // The inner reduce loops run the taps, then the input lanes (rci_i), then the register block's output
+  // channels and `block_axis` (its columns or rows); false when no reorder holds rci_i.
+  auto lanes_after_taps = [](const std::vector<Step> &steps, const std::string &block_axis) {
+    bool reordered = false;
+    for (const Step &s : steps)
+      if (auto *r = std::get_if<ReorderStep>(&s); r && std::count(r->order.begin(), r->order.end(), "rci_i")) {
+        std::vector<size_t> at;  // the first axis named x... in the order, for each x
+        for (const std::string &n : {"ry_i", "rx_i", "rci_i", block_axis.c_str()})
+          at.push_back(std::find_if(r->order.begin(), r->order.end(), [&](const std::string &a) { return a.rfind(n, 0) == 0; }) -
+                       r->order.begin());
+        EXPECT_LT(at[0], at[2]);
+        EXPECT_LT(at[1], at[2]);
+        EXPECT_EQ(at[2] + 2, at[3]) << "rci_i, then the register block's output channels and " << block_axis;
+        reordered = true;
+      }
+    return reordered;
   };
   // (Fewer input channels than ResNet's 256: 2304-term sums in another order differ from the reference's by 2e-4.)
   for (const std::vector<int64_t> &shape : {std::vector<int64_t>{1, 64, 28, 28, 64, 3, 3, 8, 8, 2, 1},
@@ -976,16 +985,7 @@ TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
     EXPECT_EQ(param(quad, ".tile.w.3"), 2);
     EXPECT_EQ(param(quad, ".tile.rco.1"), shape[1] / 8 > 1 ? 1 : -1);  // (one block: no rco tile)
     EXPECT_EQ(param(quad, ".tile.rci.1"), 8);
-    bool reordered = false;
-    for (const Step &s : ch.space.steps(quad))
-      if (auto *r = std::get_if<ReorderStep>(&s); r && std::count(r->order.begin(), r->order.end(), "rci_i")) {
-        const std::vector<size_t> at = positions(r->order, {"ry_i", "rx_i", "rci_i", "w_i_i_i"});
-        EXPECT_LT(at[0], at[2]);
-        EXPECT_LT(at[1], at[2]);
-        EXPECT_EQ(at[2] + 2, at[3]) << "rci_i, then the register block's output channels and columns";
-        reordered = true;
-      }
-    EXPECT_TRUE(reordered);
+    EXPECT_TRUE(lanes_after_taps(ch.space.steps(quad), "w_i_i_i"));
     ch.check(quad, "4 blocks x 2 columns, lanes last");
   }
   // An odd width (7 columns, stride 2 and 1): 4 blocks x 2 image rows instead, all 7 rows in
@@ -1003,16 +1003,7 @@ TEST(SearchSpace, WindowedConvSeedRunsEachTapAsA1x1BlockOnAvx2) {
     EXPECT_EQ(param(pairs, ".tile.h.3"), 2);
     EXPECT_EQ(param(pairs, ".tile.h.2"), 4);
     EXPECT_EQ(param(pairs, ".tile.w.3"), 1);
-    bool reordered = false;
-    for (const Step &s : ch.space.steps(pairs))
-      if (auto *r = std::get_if<ReorderStep>(&s); r && std::count(r->order.begin(), r->order.end(), "rci_i")) {
-        const std::vector<size_t> at = positions(r->order, {"ry_i", "rx_i", "rci_i", "h_i_i_i"});
-        EXPECT_LT(at[0], at[2]);
-        EXPECT_LT(at[1], at[2]);
-        EXPECT_EQ(at[2] + 2, at[3]) << "rci_i, then the register block's output channels and rows";
-        reordered = true;
-      }
-    EXPECT_TRUE(reordered);
+    EXPECT_TRUE(lanes_after_taps(ch.space.steps(pairs), "h_i_i_i"));
     ch.check(pairs, "4 blocks x 2 rows, lanes last");
   }
   SearchSpace few(make_task("conv2d_nchwc", ops::build_op("conv2d_nchwc", {1, 128, 7, 7, 32, 3, 3, 8, 8, 1, 1}).outputs, kAvx2));
