@@ -377,18 +377,22 @@ const TileSpec *tile_before(const Sketch &s, const std::string &S, const TileSpe
 // the whole reduction) fill at most half of L1, its inner block whole.
 // 4 tasks per thread, so that the tiles balance over the threads.
 constexpr int64_t kChunkedTasks = 4;
+// Whether `groups` register blocks of output channels give each of `threads` 2 tasks, so that a
+// seed may keep all of an odd image's rows in one outer tile (no row tiles to spread): below it,
+// 832 -> 32 and 64 -> 64 channels at 7x7 (1x1) and 128 -> 32 (3x3) ran 0.79-0.88x
+// (bench/RESULTS.md, twenty-seventh session).
+bool groups_fill_threads(int64_t groups, int threads) { return groups >= 2 * std::max(1, threads); }
 // Output-channel blocks of the lanes-last seed of a windowed conv on AVX2 (x 2 columns: 8 of its 16 registers accumulate).
 constexpr int64_t kQuadBlocks = 4;
 void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegisterBlock &b, const TileSpec &out_chans,
                        const TileSpec &cols, const TileSpec *image_rows, int64_t row_bytes, int64_t panel, int threads,
                        Candidate &c) {
   // Register rows (b.rows > 1) all in one outer tile, the last block guarded (7 rows as 3 + 3 + 1),
-  // where the channel blocks alone give each thread 2 tasks: tiles of b.rows on the output shift
-  // the last inwards and compute 9 rows for 7, but spread a few blocks (832 -> 32 channels at
-  // 7x7: 1 block of 4) over the threads.
+  // where the channel blocks fill the threads: tiles of b.rows on the output shift the last
+  // inwards and compute 9 rows for 7, but spread a few blocks over the threads.
   const int64_t blocks = out_chans.extent / b.chans, wanted = kChunkedTasks * std::max(1, threads);
-  const int64_t row_blocks =
-      image_rows && blocks >= 2 * std::max(1, threads) ? (image_rows->extent + b.rows - 1) / b.rows : 1;
+  const bool rows_in_one_tile = image_rows && b.rows > 1 && groups_fill_threads(blocks, threads);
+  const int64_t row_blocks = rows_in_one_tile ? (image_rows->extent + b.rows - 1) / b.rows : 1;
   int64_t tile_rows = b.rows * row_blocks;
   if (image_rows && b.rows == 1)
     tile_rows = divisor_upto(image_rows->extent, std::max<int64_t>(1, kL1Bytes / 2 / (b.chans * row_bytes)));
@@ -607,7 +611,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // 7) ran 0.79-0.87x (64 and 32 output channels at 7x7; Zen 3; bench/RESULTS.md,
           // twenty-seventh session).
           const bool weight_past_l2 = panel * out_chans->extent > kL2Bytes;
-          const bool avx2_rows = lanes / width < 14 && out_chans->extent >= 8 * std::max(1, impl_->graph.threads);
+          const bool avx2_rows =  // (4: conv_register_block's widest block)
+              lanes / width < 14 && groups_fill_threads(out_chans->extent / 4, impl_->graph.threads);
           // Without image rows, a width no column count divides (a prime one: Inception's 17) takes
           // guarded tiles of columns: as 2 blocks x 1 column, 768 -> 160 channels at 17x17 ran at
           // 166 GFLOP/s on AVX-512, as 2 x 6 at 405 (bench/RESULTS.md, twelfth session).
@@ -710,7 +715,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const std::string lanes_last = ss::lanes_last_param(S);
         const TileSpec *pair_rows = window_out && rows->extent % 2 != 0 ? tile_before(s, S, rows, window_out) : nullptr;
         const bool pairs_fit = pair_rows && pair_rows->extent > 2 &&
-                               window_out->extent >= 2 * kQuadBlocks * std::max(1, impl_->graph.threads);
+                               groups_fill_threads(window_out->extent / kQuadBlocks, impl_->graph.threads);
         if (window_out && window_out != rows && window_out->extent % kQuadBlocks == 0 &&
             (rows->extent % 2 == 0 || pairs_fit) && allows(s, lanes_last, 1)) {
           Candidate quad = c;

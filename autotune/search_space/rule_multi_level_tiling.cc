@@ -84,10 +84,13 @@ std::unique_ptr<SketchRule> make_rule_multi_level_tiling() { return std::make_un
 
 // ---- tile sizes -------------------------------------------------------------------
 
-// Register rows r on this axis: not the vector or channel axis, r does not divide the extent.
-static bool takes_register_rows(const TileSpec &t, int64_t r) {
-  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && t.extent >= 4 * r;
+// Rows r on this axis that can run past its extent: not the vector or channel axis, r does not divide it.
+static bool rows_past_extent(const TileSpec &t, int64_t r) {
+  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0;
 }
+
+// Register rows r the sampler draws on this axis: rows_past_extent, and at least 4 blocks of them.
+static bool takes_register_rows(const TileSpec &t, int64_t r) { return rows_past_extent(t, r) && t.extent >= 4 * r; }
 
 // One outer tile that runs past the extent by less than its register block
 // (e.g. GEMM 1024's rows as 171 blocks of 6, the last block shifted inwards;
@@ -95,8 +98,7 @@ static bool takes_register_rows(const TileSpec &t, int64_t r) {
 // clamps a split to its axis, so the tile computes no row past it. (The
 // sampler draws such tiles only where takes_register_rows.)
 static bool one_tile_over_extent(const TileSpec &t, const std::vector<int64_t> &l) {
-  const int64_t r = l.back();
-  return !t.vec_axis && !t.channel_vector && t.levels == 4 && t.extent % r != 0 && product(l) - t.extent < r;
+  return rows_past_extent(t, l.back()) && product(l) - t.extent < l.back();
 }
 
 bool valid_tile(const TileSpec &t, const std::vector<int64_t> &l) {
