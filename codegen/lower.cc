@@ -95,8 +95,8 @@ struct ExprLowering {
     switch (static_cast<UnaryOp>(e->op)) {
       case UnaryOp::Neg: return -a;
       case UnaryOp::Not: return !a;
-      // Halide's exp and log polynomials turn NaN into numbers (exp(NaN) = 0 or inf, log(NaN) = 89.1).
-      case UnaryOp::Exp: return keep_nan(a, Halide::exp(a));
+      // Halide's log polynomial turns NaN into a number (log(NaN) = 89.1); vector_exp keeps NaN.
+      case UnaryOp::Exp: return vector_exp(a);
       case UnaryOp::Log: return keep_nan(a, Halide::log(a));
       case UnaryOp::Sqrt: return Halide::sqrt(a);
       case UnaryOp::Tanh: return vector_tanh(a);

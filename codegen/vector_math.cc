@@ -1,5 +1,7 @@
 #include "codegen/vector_math.h"
 
+#include <limits>
+
 #include "codegen/nan_semantics.h"
 
 namespace tetune {
@@ -25,10 +27,31 @@ Halide::Expr vector_tanh(const Halide::Expr &x) {
   for (int i = kTerms - 2; i >= 0; i--) p = p * x2 + c(kSeries[i]);
   Halide::Expr small = x * p;
   Halide::Expr ax = Halide::abs(x);
-  Halide::Expr e = Halide::exp(c(2) * Halide::min(ax, c(10)));
+  Halide::Expr e = vector_exp(c(2) * Halide::min(ax, c(10)));
   Halide::Expr large = c(1) - c(2) / (e + c(1));
   Halide::Expr r = Halide::select(ax < c(0.625), small, Halide::select(x < c(0), -large, large));
   return keep_nan(x, r);
+}
+
+Halide::Expr vector_exp(const Halide::Expr &x) {
+  if (x.type().element_of() != Halide::Float(32)) return keep_nan(x, Halide::exp(x));
+  // Relative-error fit of e^r on [-ln2/2, ln2/2], lowest power first.
+  static const float kPoly[] = {1.0f, 1.0f, 0.49999994f, 0.16666432f, 0.041668002f, 0.0083741564f, 0.0013843651f};
+  constexpr int kTerms = sizeof(kPoly) / sizeof(kPoly[0]);
+  const Halide::Type t = x.type();
+  const Halide::Type it = Halide::Int(32, t.lanes());
+  auto c = [&](float v) { return Halide::cast(t, Halide::Expr(v)); };
+  Halide::Expr k = Halide::round(x * c(1.44269504f));
+  // ln2 = 0.693145751953125 (16 bits, so k times it is exact for |k| <= 128) + 1.42860677e-6.
+  Halide::Expr r = x - k * c(0.693145751953125f);
+  r = r - k * c(1.42860677e-6f);
+  Halide::Expr p = c(kPoly[kTerms - 1]);
+  for (int i = kTerms - 2; i >= 0; i--) p = p * r + c(kPoly[i]);
+  Halide::Expr scaled = Halide::reinterpret(t, Halide::reinterpret(it, p) + (Halide::cast(it, k) << 23));
+  // Past the range the exponent add wraps: ln(FLT_MAX) = 88.7228, ln(FLT_MIN) = -87.3365.
+  Halide::Expr e = Halide::select(x > c(88.72283f), c(std::numeric_limits<float>::infinity()),
+                                  Halide::select(x < c(-87.33654f), c(0.0f), scaled));
+  return keep_nan(x, e);
 }
 
 }  // namespace codegen
