@@ -38,8 +38,81 @@ Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(
 
 namespace {
 
+using Halide::Internal::Broadcast;
+using Halide::Internal::FloatImm;
+
+// The value of a float constant (a scalar or a broadcast one); null otherwise.
+const double *float_const(const Expr &e) {
+  if (const auto *b = e.as<Broadcast>()) return float_const(b->value);
+  const auto *f = e.as<FloatImm>();
+  return f ? &f->value : nullptr;
+}
+
+bool finite_const(const Expr &e, bool nonzero) {
+  const double *v = float_const(e);
+  return v && std::isfinite(*v) && (!nonzero || *v != 0);
+}
+
+// The operand of e that is not a constant, when e is one of the float
+// operations below with a finite constant as its other operand (a nonzero one
+// to multiply or divide by): each gives NaN only where that operand is NaN
+// (an infinite operand gives an infinite or clamped result, never NaN).
+// Undefined otherwise.
+Expr affine_or_clamp_operand(const Expr &e) {
+  using namespace Halide::Internal;
+  auto one_const = [](const Expr &a, const Expr &b, bool nonzero, bool either) -> Expr {
+    if (finite_const(b, nonzero)) return a;
+    if (either && finite_const(a, nonzero)) return b;
+    return Expr();
+  };
+  if (const auto *o = e.as<Add>()) return one_const(o->a, o->b, false, true);
+  if (const auto *o = e.as<Sub>()) return one_const(o->a, o->b, false, true);
+  if (const auto *o = e.as<Mul>()) return one_const(o->a, o->b, true, true);
+  if (const auto *o = e.as<Div>()) return one_const(o->a, o->b, true, false);
+  if (const auto *o = e.as<Max>()) return one_const(o->a, o->b, false, true);
+  if (const auto *o = e.as<Min>()) return one_const(o->a, o->b, false, true);
+  return Expr();
+}
+
+// True when e is x under a chain of affine_or_clamp_operand's operations
+// (Halide writes HardSigmoid(x) as max(min(x * 1/6, 0.5), -0.5) + 0.5).
+bool affine_and_clamps_of(const Expr &e, const Expr &x) {
+  for (Expr c = e; c.defined(); c = affine_or_clamp_operand(c))
+    if (Halide::Internal::equal(c, x)) return true;
+  return false;
+}
+
 class NanPropagatingMinMax : public Halide::Internal::IRMutator {
   using IRMutator::visit;
+
+  // e (affine_and_clamps_of x) with its max / min left as they are and x mutated.
+  Expr mutate_leaf_only(const Expr &e, const Expr &x) {
+    using namespace Halide::Internal;
+    if (equal(e, x)) return mutate(e);
+    Expr operand = affine_or_clamp_operand(e);
+    auto rebuild = [&](const Expr &a, const Expr &b, auto make) {
+      return a.same_as(operand) ? make(mutate_leaf_only(a, x), b) : make(a, mutate_leaf_only(b, x));
+    };
+    if (const auto *o = e.as<Add>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Add::make(a, b); });
+    if (const auto *o = e.as<Sub>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Sub::make(a, b); });
+    if (const auto *o = e.as<Mul>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Mul::make(a, b); });
+    if (const auto *o = e.as<Div>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Div::make(a, b); });
+    if (const auto *o = e.as<Max>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Max::make(a, b); });
+    const auto *o = e.as<Min>();
+    return rebuild(o->a, o->b, [](Expr a, Expr b) { return Min::make(a, b); });
+  }
+
+  // x * f(x), f built of affine_or_clamp_operand's operations (HardSwish;
+  // ONNX graphs' Mul(x, HardSigmoid(x))), is NaN where x is whatever f gives,
+  // so f's max / min need no NaN test of their own.
+  Expr visit(const Halide::Internal::Mul *op) override {
+    using Halide::Internal::Mul;
+    if (op->type.is_float()) {
+      if (affine_and_clamps_of(op->b, op->a)) return Mul::make(mutate(op->a), mutate_leaf_only(op->b, op->a));
+      if (affine_and_clamps_of(op->a, op->b)) return Mul::make(mutate_leaf_only(op->a, op->b), mutate(op->b));
+    }
+    return IRMutator::visit(op);
+  }
 
   template <typename Op>
   Expr propagate(const Op *op) {
@@ -67,6 +140,8 @@ class NanPropagatingMinMax : public Halide::Internal::IRMutator {
 }  // namespace
 
 void add_nan_propagating_min_max(Halide::Pipeline &p) { p.add_custom_lowering_pass(new NanPropagatingMinMax); }
+
+Expr nan_propagating_min_max(const Expr &e) { return NanPropagatingMinMax().mutate(e); }
 
 }  // namespace codegen
 }  // namespace tetune

@@ -41,5 +41,15 @@ Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
  */
 void add_nan_propagating_min_max(Halide::Pipeline &p);
 
+/**
+ * The rewrite of add_nan_propagating_min_max applied to one expression. One
+ * case keeps its max / min as they are: x * f(x), where f is built of adds,
+ * multiplies, divides, max and min with finite constants (multipliers and
+ * divisors nonzero), as HardSwish and an ONNX graph's Mul(x, HardSigmoid(x))
+ * are. The product is NaN where x is, whatever f gives, and f is never NaN
+ * where x is not.
+ */
+Halide::Expr nan_propagating_min_max(const Halide::Expr &e);
+
 }  // namespace codegen
 }  // namespace tetune

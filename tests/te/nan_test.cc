@@ -90,6 +90,9 @@ TEST(NaN, Activations) {
               [](double v) { return nan_or(v, std::max(0.0, std::min(1.0, 0.2 * v + 0.5))); });
   check_unary("hard_swish", [](auto x) { return ops::hard_swish(x); },
               [](double v) { return nan_or(v, v * std::max(0.0, std::min(1.0, v / 6 + 0.5))); });
+  // ONNX graphs write HardSwish as Mul(x, HardSigmoid(x)); the clamp's own NaN tests are left out there.
+  check_unary("mul_hard_sigmoid", [](auto x) { return ops::mul(x, ops::hard_sigmoid(x, 1.0 / 6, 0.5)); },
+              [](double v) { return v * std::max(0.0, std::min(1.0, v / 6 + 0.5)); });
   check_unary("sigmoid", [](auto x) { return ops::sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); });
   check_unary("gelu", [](auto x) { return ops::gelu(x); },
               [](double v) { return 0.5 * v * (1 + std::erf(v * M_SQRT1_2)); });
