@@ -85,31 +85,22 @@ bool affine_and_clamps_of(const Expr &e, const Expr &x) {
 class NanPropagatingMinMax : public Halide::Internal::IRMutator {
   using IRMutator::visit;
 
-  // e (affine_and_clamps_of x) with its max / min left as they are and x mutated.
-  Expr mutate_leaf_only(const Expr &e, const Expr &x) {
-    using namespace Halide::Internal;
-    if (equal(e, x)) return mutate(e);
-    Expr operand = affine_or_clamp_operand(e);
-    auto rebuild = [&](const Expr &a, const Expr &b, auto make) {
-      return a.same_as(operand) ? make(mutate_leaf_only(a, x), b) : make(a, mutate_leaf_only(b, x));
-    };
-    if (const auto *o = e.as<Add>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Add::make(a, b); });
-    if (const auto *o = e.as<Sub>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Sub::make(a, b); });
-    if (const auto *o = e.as<Mul>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Mul::make(a, b); });
-    if (const auto *o = e.as<Div>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Div::make(a, b); });
-    if (const auto *o = e.as<Max>()) return rebuild(o->a, o->b, [](Expr a, Expr b) { return Max::make(a, b); });
-    const auto *o = e.as<Min>();
-    return rebuild(o->a, o->b, [](Expr a, Expr b) { return Min::make(a, b); });
-  }
-
   // x * f(x), f built of affine_or_clamp_operand's operations (HardSwish;
   // ONNX graphs' Mul(x, HardSigmoid(x))), is NaN where x is whatever f gives,
-  // so f's max / min need no NaN test of their own.
+  // so f's max / min need no NaN test of their own: x (f's one non-constant
+  // leaf) is mutated once, and f's own max / min are left as they are.
   Expr visit(const Halide::Internal::Mul *op) override {
     using Halide::Internal::Mul;
+    using Halide::Internal::substitute;
     if (op->type.is_float()) {
-      if (affine_and_clamps_of(op->b, op->a)) return Mul::make(mutate(op->a), mutate_leaf_only(op->b, op->a));
-      if (affine_and_clamps_of(op->a, op->b)) return Mul::make(mutate_leaf_only(op->a, op->b), mutate(op->b));
+      if (affine_and_clamps_of(op->b, op->a)) {
+        Expr x = mutate(op->a);
+        return Mul::make(x, substitute(op->a, x, op->b));
+      }
+      if (affine_and_clamps_of(op->a, op->b)) {
+        Expr x = mutate(op->b);
+        return Mul::make(substitute(op->b, x, op->a), x);
+      }
     }
     return IRMutator::visit(op);
   }
