@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <halide14/HalideRuntime.h>
@@ -75,6 +77,7 @@ struct Model::Impl {
     std::vector<int> values;  // value id per arg
     int num_inputs = 0;
     std::string name, kernel;
+    bool rerun_safe = true;  // it reads no buffer it writes, so a second call writes the same values
   };
   std::vector<Call> calls;  // kernel groups only, in order
   std::vector<uint8_t *> host;  // per value (null for inputs until bound)
@@ -85,6 +88,8 @@ struct Model::Impl {
   std::vector<Patch> patches;
   bool profiling = false;
   std::vector<double> call_ms;  // per call, last run (profiling only)
+  bool warm_rerun = false;
+  std::vector<double> warm_call_ms;  // per call, its second call in the last run (warm_rerun only; NaN: not rerun)
   int (*set_threads)(int) = nullptr;
   bool spin_pool = false;  // parallel loops run on SpinPool (halide_set_custom_do_par_for)
 };
@@ -240,6 +245,12 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
           im.patches.push_back({static_cast<int>(im.calls.size()), static_cast<int>(a), it2->second});
         }
       }
+      std::set<int> read, written;  // planned buffers
+      for (size_t a = 0; a < n; a++) {
+        const PlanValue &rv = p.values[root(g.args[a])];
+        if (rv.storage == PlanValue::Buffer) (static_cast<int>(a) < g.num_inputs ? read : written).insert(rv.buffer);
+      }
+      for (int b : written) c.rerun_safe = c.rerun_safe && !read.count(b);
       im.calls.push_back(std::move(c));
     }
     for (auto &c : im.calls)
@@ -286,6 +297,13 @@ void Model::set_profiling(bool on) {
 
 const std::vector<double> &Model::last_call_ms() const { return impl_->call_ms; }
 
+void Model::set_warm_rerun(bool on) {
+  impl_->warm_rerun = on;
+  impl_->warm_call_ms.assign(on ? impl_->calls.size() : 0, std::numeric_limits<double>::quiet_NaN());
+}
+
+const std::vector<double> &Model::last_warm_call_ms() const { return impl_->warm_call_ms; }
+
 std::vector<std::string> Model::call_names() const {
   std::vector<std::string> r;
   for (const auto &c : impl_->calls) r.push_back(c.name + ":" + c.kernel);
@@ -314,7 +332,8 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
     im.uploads[i].host = in_host[i];
     im.device->upload(&im.uploads[i], "input '" + p.values[p.inputs[i]].name + "'");
   }
-  for (auto &c : im.calls) {
+  // One timed call: its wall time in ms (with a device sync on a GPU export when profiling).
+  auto call = [&](Impl::Call &c) {
     for (size_t a = 0; a < c.bufs.size(); a++) {
       if (im.gpu) {  // the device holds every value; a host-side stage would copy it back first
         c.bufs[a].flags = static_cast<int>(a) < c.num_inputs ? halide_buffer_flag_device_dirty : 0;
@@ -329,11 +348,16 @@ std::vector<NDArray> Model::run(const std::vector<NDArray> &inputs) {
     if (im.profiling) t0 = std::chrono::steady_clock::now();
     int rc = c.fn(c.argv.data());
     if (rc == 0 && im.profiling && im.gpu) im.device->sync(&c.bufs.back(), "kernel " + c.kernel);
-    if (im.profiling)
-      im.call_ms[&c - im.calls.data()] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0)
       throw RuntimeError("kernel " + c.kernel + " (group " + c.name + ") in " + dir_ + "/libmodel.so failed with Halide error " +
                          std::to_string(rc) + (KernelLibrary::last_error().empty() ? std::string() : ": " + KernelLibrary::last_error()));
+    return im.profiling ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : 0.0;
+  };
+  for (auto &c : im.calls) {
+    const size_t i = &c - im.calls.data();
+    double ms = call(c);
+    if (im.profiling) im.call_ms[i] = ms;
+    if (im.profiling && im.warm_rerun && c.rerun_safe) im.warm_call_ms[i] = call(c);
   }
   for (auto &[k, buf] : im.downloads) im.device->download(&buf, "output '" + p.values[p.outputs[k]].name + "'");
   std::vector<NDArray> out;

@@ -69,6 +69,20 @@ class Model {
    */
   void set_profiling(bool on);
   const std::vector<double> &last_call_ms() const;
+  /**
+   * With profiling on, also call each kernel a second time at once and
+   * record that time in last_warm_call_ms() (ms, per call as call_names()).
+   * The second call finds the kernel's code, weights and inputs where its
+   * first left them, so first minus warm is what the model's cold caches
+   * (weights from memory, activations another kernel wrote) cost it: the
+   * gap between a task timed alone and the same task in the model. The
+   * outputs do not change: a call that reads no buffer it writes writes the
+   * same values twice. A call that does (none in a plan today, which never
+   * shares a buffer between one group's input and output) is not rerun and
+   * gets NaN.
+   */
+  void set_warm_rerun(bool on);
+  const std::vector<double> &last_warm_call_ms() const;
   std::vector<std::string> call_names() const;
 
   /** Bytes of the planned buffers / of the weights. */

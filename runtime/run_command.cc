@@ -38,6 +38,10 @@ void add_run_options(CLI::App *cmd, RunOptions &o) {
   cmd->add_option("--profile", o.profile, "print the N kernel calls with the largest median time over the timed runs, then the N kernels "
                   "with the largest total over their calls (ms, share)")
       ->check(CLI::Range(0, kMaxInt));
+  cmd->add_flag("--profile-warm", o.profile_warm,
+                "with --profile: also time each kernel call a second time right after it (its code, weights and inputs "
+                "now in cache) and print that median beside the first; the sums' difference is what cold caches cost the model")
+      ->needs("--profile");
 }
 
 namespace {
@@ -47,18 +51,35 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Per-kernel medians over the timed runs, largest first.
-void print_profile(const std::vector<std::string> &names, const std::vector<std::vector<double>> &per_call, int top) {
+// Per-kernel medians over the timed runs, largest first; with `warm` (the
+// calls' second, back-to-back times, empty when not taken) each beside it.
+void print_profile(const std::vector<std::string> &names, const std::vector<std::vector<double>> &per_call,
+                   const std::vector<std::vector<double>> &warm, int top) {
   std::vector<std::pair<double, size_t>> med;
-  double total = 0;
+  std::vector<double> warm_med(warm.size());
+  double total = 0, warm_total = 0, rerun_total = 0;  // rerun_total: first times of the calls rerun
   for (size_t i = 0; i < per_call.size(); i++) {
     med.push_back({median_of(per_call[i]), i});
     total += med.back().first;
+    if (i < warm.size()) {
+      warm_med[i] = median_of(warm[i]);  // NaN where the call was not rerun
+      if (warm_med[i] == warm_med[i]) warm_total += warm_med[i], rerun_total += med.back().first;
+    }
   }
   std::sort(med.rbegin(), med.rend());
   std::printf("profile: %zu kernel calls, sum of medians %.3f ms\n", med.size(), total);
-  for (int i = 0; i < top && i < static_cast<int>(med.size()); i++)
-    std::printf("  %8.3f ms %5.1f%%  %s\n", med[i].first, total > 0 ? 100 * med[i].first / total : 0.0, names[med[i].second].c_str());
+  if (!warm.empty())
+    std::printf("profile warm: each call again at once, sum of medians %.3f ms against %.3f first (cold caches cost %.3f ms, %.1f%%)\n",
+                warm_total, rerun_total, rerun_total - warm_total, rerun_total > 0 ? 100 * (rerun_total - warm_total) / rerun_total : 0.0);
+  for (int i = 0; i < top && i < static_cast<int>(med.size()); i++) {
+    const auto &[ms, c] = med[i];
+    std::printf("  %8.3f ms %5.1f%%  ", ms, total > 0 ? 100 * ms / total : 0.0);
+    if (!warm.empty()) {
+      if (warm_med[c] == warm_med[c]) std::printf("warm %8.3f ms %5.2fx  ", warm_med[c], warm_med[c] > 0 ? ms / warm_med[c] : 0.0);
+      else std::printf("warm %8s    %5s   ", "-", "-");
+    }
+    std::printf("%s\n", names[c].c_str());
+  }
   // The same by kernel (a kernel is one tuning task; a model calls it once
   // per layer), to set beside the tuner's per-task times.
   std::map<std::string, std::pair<double, int>> by_kernel;
@@ -106,16 +127,21 @@ void run_exported(const RunOptions &o) {
   std::map<std::string, NDArray> out;
   for (int i = 0; i < std::max(1, o.warmup); i++) out = m->run(feeds);
   std::vector<double> ms;
-  std::vector<std::vector<double>> per_call;  // [call][run]
+  std::vector<std::vector<double>> per_call, warm;  // [call][run]
   if (o.profile > 0) {
     m->set_profiling(true);
     per_call.resize(m->call_names().size());
+  }
+  if (o.profile > 0 && o.profile_warm) {
+    m->set_warm_rerun(true);
+    warm.resize(per_call.size());
   }
   for (int i = 0; i < o.repeat; i++) {
     double a = now_ms();
     out = m->run(feeds);
     ms.push_back(now_ms() - a);
     for (size_t c = 0; c < per_call.size(); c++) per_call[c].push_back(m->last_call_ms()[c]);
+    for (size_t c = 0; c < warm.size(); c++) warm[c].push_back(m->last_warm_call_ms()[c]);
   }
   for (const auto &name : m->output_names()) {
     const NDArray &a = out[name];
@@ -137,7 +163,7 @@ void run_exported(const RunOptions &o) {
     std::printf("latency: median %.3f ms, min %.3f ms over %d runs (threads %s)\n", med, mn, o.repeat,
                 o.threads > 0 ? std::to_string(o.threads).c_str() : "default");
   }
-  if (o.profile > 0) print_profile(m->call_names(), per_call, o.profile);
+  if (o.profile > 0) print_profile(m->call_names(), per_call, warm, o.profile);
   if (o.json)
     std::printf("{\"dir\":\"%s\",\"threads\":%d,\"repeat\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,\"load_ms\":%.2f}\n",
                 o.dir.c_str(), o.threads, o.repeat, med, mn, t1 - t0);

@@ -20,6 +20,7 @@ struct RunOptions {
   int threads = 0;  // 0 = Halide's default (HL_NUM_THREADS or the core count)
   bool json = false;  // one JSON line with the timings at the end
   int profile = 0;    // > 0: print the N kernels with the largest median time
+  bool profile_warm = false;  // with profile: each kernel call also timed a second time at once (Model::set_warm_rerun)
 };
 
 /** Adds the options of RunOptions to cmd (shared by both front ends). */
