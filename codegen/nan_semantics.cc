@@ -36,6 +36,26 @@ Expr is_inf_bits(const Expr &x) {
 
 Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(x), x, e); }
 
+Expr drop_nan_tests_of(const Expr &f, const Expr &x) {
+  if (!x.type().is_float()) return f;
+  struct Drop : Halide::Internal::IRMutator {
+    Expr x, neg_x;
+    using IRMutator::visit;
+    Expr visit(const Halide::Internal::Select *op) override {
+      const Expr &v = op->true_value;
+      const bool tests_x = Halide::Internal::equal(v, x) || Halide::Internal::equal(v, neg_x);
+      // keep_nan's test as built, or as Halide's simplifier leaves it in a lowered pipeline.
+      if (tests_x && (Halide::Internal::equal(op->condition, is_nan_bits(v)) ||
+                      Halide::Internal::equal(op->condition, Halide::Internal::simplify(is_nan_bits(v)))))
+        return mutate(op->false_value);
+      return IRMutator::visit(op);
+    }
+  } drop;
+  drop.x = x;
+  drop.neg_x = -x;
+  return drop.mutate(f);
+}
+
 namespace {
 
 using Halide::Internal::Broadcast;
@@ -93,6 +113,9 @@ class NanPropagatingMinMax : public Halide::Internal::IRMutator {
     using Halide::Internal::Mul;
     using Halide::Internal::substitute;
     if (op->type.is_float()) {
+      // x * f(x) with keep_nan tests of x in f (the swish: x * sigmoid(x), exp(-x)'s test).
+      Expr a = drop_nan_tests_of(op->a, op->b), b = drop_nan_tests_of(op->b, op->a);
+      if (!a.same_as(op->a) || !b.same_as(op->b)) return mutate(Mul::make(a, b));
       if (affine_and_clamps_of(op->b, op->a)) {
         Expr x = mutate(op->a);
         return Mul::make(x, substitute(op->a, x, op->b));

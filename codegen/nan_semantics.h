@@ -30,6 +30,15 @@ Halide::Expr is_inf_bits(const Halide::Expr &x);
 Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
 
 /**
+ * `f` with every keep_nan(v, e) in it whose v is `x` or -`x` replaced by e
+ * (the test as keep_nan builds it, or as Halide's simplifier leaves it), for
+ * the product x * f. IEEE multiplication is NaN wherever x is, whatever f is
+ * there, so f's own tests of x only cost time: in the swish x * sigmoid(x)
+ * (EfficientNet's activation), exp(-x)'s test. Tests of any other value stay.
+ */
+Halide::Expr drop_nan_tests_of(const Halide::Expr &f, const Halide::Expr &x);
+
+/**
  * Registers on `p` a lowering pass, run after Halide's own, that rewrites every
  * float max / min into IEEE 754-2019 maximum / minimum (NaN when either operand
  * is NaN; operands that are constants are not tested). The front end keeps
@@ -42,8 +51,10 @@ Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
 void add_nan_propagating_min_max(Halide::Pipeline &p);
 
 /**
- * The rewrite of add_nan_propagating_min_max applied to one expression. One
- * case keeps its max / min as they are: x * f(x), where f is built of adds,
+ * The rewrite of add_nan_propagating_min_max applied to one expression. It
+ * also applies drop_nan_tests_of to both operands of every float product
+ * (the pass runs after Halide has inlined the swish's stages into one
+ * expression). One case keeps its max / min as they are: x * f(x), where f is built of adds,
  * multiplies, divides, max and min with finite constants (multipliers and
  * divisors nonzero), as HardSwish and an ONNX graph's Mul(x, HardSigmoid(x))
  * are. The product is NaN where x is, whatever f gives, and f is never NaN

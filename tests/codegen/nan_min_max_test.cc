@@ -1,12 +1,14 @@
 // codegen's NaN pass (codegen/nan_semantics.h) tests each non-constant operand of a float max / min
 // for NaN, except in x * f(x) with f a clamp of x scaled and shifted by constants (HardSwish),
-// where the product is NaN wherever x is. Checked on the rewritten expressions: a test shows up
-// as a select on the operand's bits.
+// where the product is NaN wherever x is; for the same reason drop_nan_tests_of leaves out f's
+// keep_nan tests of x (the swish x * sigmoid(x)). Checked on the rewritten expressions: a test
+// shows up as a select on the operand's bits.
 #include <gtest/gtest.h>
 
 #include <Halide.h>
 
 #include "codegen/nan_semantics.h"
+#include "codegen/vector_math.h"
 
 namespace tetune {
 namespace {
@@ -53,6 +55,20 @@ TEST(NanMinMax, OtherClampsAreTested) {
   const int relu_tests = selects(codegen::nan_propagating_min_max(relu));
   EXPECT_EQ(relu_tests, 1);
   EXPECT_EQ(selects(codegen::nan_propagating_min_max(relu * clamp01(relu / 6.0f + 0.5f))), 2 * relu_tests);
+}
+
+TEST(DropNanTestsOf, TheProductsOtherOperandKeepsNoTestOfX) {
+  Halide::Var x("x"), y("y");
+  Expr v = Halide::cast<float>(x) * 0.25f, w = Halide::cast<float>(y) * 0.5f;
+  Expr sigmoid = 1.0f / (1.0f + codegen::vector_exp(-v));  // te::sigmoid, lowered
+  const int tests = selects(sigmoid);
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(sigmoid, v)), tests - 1) << "exp(-x)'s NaN test, its range selects kept";
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(sigmoid, w)), tests) << "a test of another value";
+  Expr log_v = codegen::keep_nan(v, Halide::log(v));
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_v, v)), 0);
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(codegen::keep_nan(v * 2.0f, Halide::log(v * 2.0f)), v)), 1)
+      << "a test of 2x stays: only x and -x are dropped";
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(codegen::keep_nan(Halide::cast<float>(x), Halide::log(v)), v)), 1);
 }
 
 }  // namespace

@@ -165,6 +165,44 @@ TEST(NaN, ReluOfInlinedAdd) {
   expect_nan_exact({R}, {A, B}, {a, b}, want);
 }
 
+// The swish s * sigmoid(s) of an inlined sum (a conv's output and bias), everything inlined, in
+// either operand order: exp(-s)'s own NaN test is left out (the product is NaN where s is), and
+// the result is still NaN exactly where s is.
+TEST(NaN, SwishOfInlinedAdd) {
+  for (bool sigmoid_first : {false, true}) {
+    SCOPED_TRACE(sigmoid_first ? "sigmoid(s) * s" : "s * sigmoid(s)");
+    Tensor A = placeholder({2, 16}, float32(), "A"), B = placeholder({2, 16}, float32(), "B");
+    Tensor S = ops::add(A, B, "sum"), G = ops::sigmoid(S, "sig");
+    Tensor M = sigmoid_first ? ops::mul(G, S, "swish") : ops::mul(S, G, "swish");
+    NDArray a = with_nans({2, 16}, 3), b = test::random({2, 16}, float32(), 4, -3, 3);
+    b.set(2, kNaN);
+    a.set(7, 100.0f), a.set(8, -100.0f), a.set(10, std::numeric_limits<float>::infinity());
+    a.set(11, -std::numeric_limits<float>::infinity());
+    std::vector<float> want;
+    for (int64_t i = 0; i < a.size(); i++) {
+      double v = a.get(i) + b.get(i);
+      want.push_back(static_cast<float>(v * (1 / (1 + std::exp(-v)))));  // -inf * sigmoid(-inf) = -inf * 0: NaN
+    }
+    Schedule s({M});
+    s.compute_inline(s.stage_of(S));
+    s.compute_inline(s.stage_of(G));
+    auto parts = s.split(s.stage_of(M), "j", 8);
+    s.vectorize(s.stage_of(M), parts.second);
+    Kernel k = Kernel::build(s);
+    // A NaN test compares a value's magnitude bits with +inf's, 0x7f800000 = 2139095040.
+    EXPECT_EQ(k.lowered_stmt().find("2139095040"), std::string::npos) << k.lowered_stmt();
+    Schedule alone({G});
+    alone.compute_inline(alone.stage_of(S));
+    EXPECT_NE(Kernel::build(alone).lowered_stmt().find("2139095040"), std::string::npos) << "sigmoid alone keeps it";
+    NDArray got = k.run({a, b})[0];
+    for (int64_t i = 0; i < got.size(); i++) {
+      if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got.get(i))) << "element " << i << ": " << got.get(i);
+      else if (std::isinf(want[i])) EXPECT_EQ(got.get(i), want[i]) << "element " << i;
+      else EXPECT_NEAR(got.get(i), want[i], 1e-6 + 1e-6 * std::fabs(want[i])) << "element " << i;
+    }
+  }
+}
+
 // is_nan / is_inf of an inlined sum: a compare on a fast-math result would fold to false.
 TEST(NaN, IsNanIsInfOfInlinedAdd) {
   const float kInf = std::numeric_limits<float>::infinity();
