@@ -37,7 +37,8 @@ Expr is_inf_bits(const Expr &x) {
 Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(x), x, e); }
 
 Expr drop_nan_tests_of(const Expr &f, const Expr &x) {
-  if (!x.type().is_float()) return f;
+  // keep_nan never tests a constant: a product by one (the commonest) needs no walk of f.
+  if (!x.type().is_float() || Halide::Internal::is_const(x)) return f;
   struct Drop : Halide::Internal::IRMutator {
     Expr x, neg_x;
     using IRMutator::visit;

@@ -225,9 +225,12 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
       c.bufs.resize(n);
       c.dims.resize(n);
       c.argv.resize(n);
+      std::set<int> read, written;  // planned buffers, for rerun_safe
       for (size_t a = 0; a < n; a++) {
         int v = g.args[a];
         const PlanValue &pv = p.values[v];
+        if (p.values[root(v)].storage == PlanValue::Buffer)
+          (static_cast<int>(a) < g.num_inputs ? read : written).insert(p.values[root(v)].buffer);
         if (static_cast<int>(a) >= g.num_inputs && p.values[root(v)].storage != PlanValue::Buffer)
           throw ParseError(gpath + ": group " + g.name + " writes value '" + pv.name + "' that has no buffer");
         auto &d = c.dims[a];
@@ -245,12 +248,7 @@ std::unique_ptr<Model> Model::load(const std::string &dir_in) {
           im.patches.push_back({static_cast<int>(im.calls.size()), static_cast<int>(a), it2->second});
         }
       }
-      std::set<int> read, written;  // planned buffers
-      for (size_t a = 0; a < n; a++) {
-        const PlanValue &rv = p.values[root(g.args[a])];
-        if (rv.storage == PlanValue::Buffer) (static_cast<int>(a) < g.num_inputs ? read : written).insert(rv.buffer);
-      }
-      for (int b : written) c.rerun_safe = c.rerun_safe && !read.count(b);
+      c.rerun_safe = std::none_of(written.begin(), written.end(), [&](int b) { return read.count(b) > 0; });
       im.calls.push_back(std::move(c));
     }
     for (auto &c : im.calls)

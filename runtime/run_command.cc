@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -63,7 +64,7 @@ void print_profile(const std::vector<std::string> &names, const std::vector<std:
     total += med.back().first;
     if (i < warm.size()) {
       warm_med[i] = median_of(warm[i]);  // NaN where the call was not rerun
-      if (warm_med[i] == warm_med[i]) warm_total += warm_med[i], rerun_total += med.back().first;
+      if (!std::isnan(warm_med[i])) warm_total += warm_med[i], rerun_total += med.back().first;
     }
   }
   std::sort(med.rbegin(), med.rend());
@@ -75,7 +76,7 @@ void print_profile(const std::vector<std::string> &names, const std::vector<std:
     const auto &[ms, c] = med[i];
     std::printf("  %8.3f ms %5.1f%%  ", ms, total > 0 ? 100 * ms / total : 0.0);
     if (!warm.empty()) {
-      if (warm_med[c] == warm_med[c]) std::printf("warm %8.3f ms %5.2fx  ", warm_med[c], warm_med[c] > 0 ? ms / warm_med[c] : 0.0);
+      if (!std::isnan(warm_med[c])) std::printf("warm %8.3f ms %5.2fx  ", warm_med[c], warm_med[c] > 0 ? ms / warm_med[c] : 0.0);
       else std::printf("warm %8s    %5s   ", "-", "-");
     }
     std::printf("%s\n", names[c].c_str());
