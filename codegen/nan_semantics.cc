@@ -36,27 +36,6 @@ Expr is_inf_bits(const Expr &x) {
 
 Expr keep_nan(const Expr &x, const Expr &e) { return Halide::select(is_nan_bits(x), x, e); }
 
-Expr drop_nan_tests_of(const Expr &f, const Expr &x) {
-  // keep_nan never tests a constant: a product by one (the commonest) needs no walk of f.
-  if (!x.type().is_float() || Halide::Internal::is_const(x)) return f;
-  struct Drop : Halide::Internal::IRMutator {
-    Expr x, neg_x;
-    using IRMutator::visit;
-    Expr visit(const Halide::Internal::Select *op) override {
-      const Expr &v = op->true_value;
-      const bool tests_x = Halide::Internal::equal(v, x) || Halide::Internal::equal(v, neg_x);
-      // keep_nan's test as built, or as Halide's simplifier leaves it in a lowered pipeline.
-      if (tests_x && (Halide::Internal::equal(op->condition, is_nan_bits(v)) ||
-                      Halide::Internal::equal(op->condition, Halide::Internal::simplify(is_nan_bits(v)))))
-        return mutate(op->false_value);
-      return IRMutator::visit(op);
-    }
-  } drop;
-  drop.x = x;
-  drop.neg_x = -x;
-  return drop.mutate(f);
-}
-
 namespace {
 
 using Halide::Internal::Broadcast;
@@ -95,38 +74,58 @@ Expr affine_or_clamp_operand(const Expr &e) {
   return Expr();
 }
 
-// True when e is x under a chain of affine_or_clamp_operand's operations
-// (Halide writes HardSigmoid(x) as max(min(x * 1/6, 0.5), -0.5) + 0.5).
-bool affine_and_clamps_of(const Expr &e, const Expr &x) {
-  for (Expr c = e; c.defined(); c = affine_or_clamp_operand(c))
+// Whether select s is keep_nan's test of its true value: as keep_nan builds
+// it, or as Halide's simplifier leaves it in a lowered pipeline.
+bool is_nan_test(const Halide::Internal::Select *s) {
+  using Halide::Internal::equal;
+  const Expr test = is_nan_bits(s->true_value);
+  return equal(s->condition, test) || equal(s->condition, Halide::Internal::simplify(test));
+}
+
+// True when v can be NaN only where x is: x under a chain of
+// affine_or_clamp_operand's operations (-x, HardSigmoid(x): Halide writes it
+// max(min(x * 1/6, 0.5), -0.5) + 0.5), or a NaN test of such a value whose
+// other branch is one too (what this pass and keep_nan make of them).
+bool nan_only_where(const Expr &v, const Expr &x) {
+  for (Expr c = v; c.defined(); c = affine_or_clamp_operand(c)) {
     if (Halide::Internal::equal(c, x)) return true;
+    const auto *s = c.as<Halide::Internal::Select>();
+    if (s && is_nan_test(s)) return nan_only_where(s->true_value, x) && nan_only_where(s->false_value, x);
+  }
   return false;
 }
+
+}  // namespace
+
+Expr drop_nan_tests_of(const Expr &f, const Expr &x) {
+  // keep_nan never tests a constant: a product by one (the commonest) needs no walk of f.
+  if (!x.type().is_float() || Halide::Internal::is_const(x)) return f;
+  struct Drop : Halide::Internal::IRMutator {
+    Expr x;
+    using IRMutator::visit;
+    Expr visit(const Halide::Internal::Select *op) override {
+      if (is_nan_test(op) && nan_only_where(op->true_value, x)) return mutate(op->false_value);
+      return IRMutator::visit(op);
+    }
+  } drop;
+  drop.x = x;
+  return drop.mutate(f);
+}
+
+namespace {
 
 class NanPropagatingMinMax : public Halide::Internal::IRMutator {
   using IRMutator::visit;
 
-  // x * f(x), f built of affine_or_clamp_operand's operations (HardSwish;
-  // ONNX graphs' Mul(x, HardSigmoid(x))), is NaN where x is whatever f gives,
-  // so f's max / min need no NaN test of their own: x (f's one non-constant
-  // leaf) is mutated once, and f's own max / min are left as they are.
+  // x * f is NaN wherever x is, whatever f gives there: f's NaN tests of
+  // values that are NaN only where x is only cost time (the swish x *
+  // sigmoid(x): exp(-x)'s test; HardSwish, x * HardSigmoid(x): its clamp's
+  // max and min). Both operands are rewritten first, so that the tests this
+  // pass adds are dropped as keep_nan's are.
   Expr visit(const Halide::Internal::Mul *op) override {
-    using Halide::Internal::Mul;
-    using Halide::Internal::substitute;
-    if (op->type.is_float()) {
-      // x * f(x) with keep_nan tests of x in f (the swish: x * sigmoid(x), exp(-x)'s test).
-      Expr a = drop_nan_tests_of(op->a, op->b), b = drop_nan_tests_of(op->b, op->a);
-      if (!a.same_as(op->a) || !b.same_as(op->b)) return mutate(Mul::make(a, b));
-      if (affine_and_clamps_of(op->b, op->a)) {
-        Expr x = mutate(op->a);
-        return Mul::make(x, substitute(op->a, x, op->b));
-      }
-      if (affine_and_clamps_of(op->a, op->b)) {
-        Expr x = mutate(op->b);
-        return Mul::make(substitute(op->b, x, op->a), x);
-      }
-    }
-    return IRMutator::visit(op);
+    if (!op->type.is_float()) return IRMutator::visit(op);
+    Expr a = mutate(op->a), b = mutate(op->b);
+    return Halide::Internal::Mul::make(drop_nan_tests_of(a, b), drop_nan_tests_of(b, a));
   }
 
   template <typename Op>

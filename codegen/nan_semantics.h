@@ -30,11 +30,15 @@ Halide::Expr is_inf_bits(const Halide::Expr &x);
 Halide::Expr keep_nan(const Halide::Expr &x, const Halide::Expr &e);
 
 /**
- * `f` with every keep_nan(v, e) in it whose v is `x` or -`x` replaced by e
- * (the test as keep_nan builds it, or as Halide's simplifier leaves it), for
- * the product x * f. IEEE multiplication is NaN wherever x is, whatever f is
- * there, so f's own tests of x only cost time: in the swish x * sigmoid(x)
- * (EfficientNet's activation), exp(-x)'s test. Tests of any other value stay.
+ * `f` with every NaN test select(is_nan_bits(v), v, e) in it replaced by e
+ * where v can be NaN only where `x` is (the test as keep_nan and this pass
+ * build it, or as Halide's simplifier leaves it), for the product x * f.
+ * IEEE multiplication is NaN wherever x is, whatever f is there, so those
+ * tests only cost time. Such a v: x under adds, subtractions, max and min with
+ * finite constants, products and quotients by finite nonzero ones (-x, 2x,
+ * HardSigmoid(x)), or a NaN test of such a value whose other branch is one
+ * too. In the swish x * sigmoid(x) (EfficientNet's activation), exp(-x)'s
+ * test goes; a test of x * 0 (NaN at x = inf), x + y or another value stays.
  */
 Halide::Expr drop_nan_tests_of(const Halide::Expr &f, const Halide::Expr &x);
 
@@ -51,14 +55,13 @@ Halide::Expr drop_nan_tests_of(const Halide::Expr &f, const Halide::Expr &x);
 void add_nan_propagating_min_max(Halide::Pipeline &p);
 
 /**
- * The rewrite of add_nan_propagating_min_max applied to one expression. It
- * also applies drop_nan_tests_of to both operands of every float product
- * (the pass runs after Halide has inlined the swish's stages into one
- * expression). One case keeps its max / min as they are: x * f(x), where f is built of adds,
- * multiplies, divides, max and min with finite constants (multipliers and
- * divisors nonzero), as HardSwish and an ONNX graph's Mul(x, HardSigmoid(x))
- * are. The product is NaN where x is, whatever f gives, and f is never NaN
- * where x is not.
+ * The rewrite of add_nan_propagating_min_max applied to one expression. In
+ * every float product it rewrites both operands, then applies
+ * drop_nan_tests_of to each with the other as x (the pass runs after Halide
+ * has inlined the swish's stages into one expression). So HardSwish, x *
+ * HardSigmoid(x), keeps no test of its clamp's max / min (an ONNX graph's
+ * Mul(x, HardSigmoid(x)) too): the product is NaN where x is, and the clamp
+ * is never NaN where x is not.
  */
 Halide::Expr nan_propagating_min_max(const Halide::Expr &e);
 

@@ -1,7 +1,7 @@
 // codegen's NaN pass (codegen/nan_semantics.h) tests each non-constant operand of a float max / min
-// for NaN, except in x * f(x) with f a clamp of x scaled and shifted by constants (HardSwish),
-// where the product is NaN wherever x is; for the same reason drop_nan_tests_of leaves out f's
-// keep_nan tests of x (the swish x * sigmoid(x)). Checked on the rewritten expressions: a test
+// for NaN, except in a product x * f, which is NaN wherever x is: there drop_nan_tests_of leaves
+// out f's tests of values that are NaN only where x is (HardSwish's clamp of x, the swish
+// x * sigmoid(x)'s exp(-x)). Checked on the rewritten expressions: a test
 // shows up as a select on the operand's bits.
 #include <gtest/gtest.h>
 
@@ -66,9 +66,25 @@ TEST(DropNanTestsOf, TheProductsOtherOperandKeepsNoTestOfX) {
   EXPECT_EQ(selects(codegen::drop_nan_tests_of(sigmoid, w)), tests) << "a test of another value";
   Expr log_v = codegen::keep_nan(v, Halide::log(v));
   EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_v, v)), 0);
-  EXPECT_EQ(selects(codegen::drop_nan_tests_of(codegen::keep_nan(v * 2.0f, Halide::log(v * 2.0f)), v)), 1)
-      << "a test of 2x stays: only x and -x are dropped";
-  EXPECT_EQ(selects(codegen::drop_nan_tests_of(codegen::keep_nan(Halide::cast<float>(x), Halide::log(v)), v)), 1);
+  auto log_test = [](const Expr &u) { return codegen::keep_nan(u, Halide::log(u)); };
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_test(v * 2.0f - 1.0f), v)), 0) << "2x - 1 is NaN only where x is";
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_test(v * 0.0f), v)), 1) << "x * 0 is NaN at x = inf too";
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_test(v + w), v)), 1) << "x + y is NaN where y is";
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(log_test(Halide::cast<float>(x)), v)), 1) << "x's operand, not x";
+}
+
+// The NaN test of a test: a clamp's max of a min, as the pass rewrites it,
+// is NaN only where x is, so x times it keeps neither test (HardSwish).
+TEST(DropNanTestsOf, NestedTestsOfAClampOfX) {
+  Halide::Var x("x"), y("y");
+  Expr v = Halide::cast<float>(x) * 0.25f, w = Halide::cast<float>(y) * 0.5f;
+  Expr tested_clamp = codegen::nan_propagating_min_max(clamp01(v * 0.5f + 0.5f));
+  ASSERT_GT(selects(tested_clamp), 0);
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(tested_clamp, v)), 0);
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(tested_clamp, w)), selects(tested_clamp));
+  // The min's operand is NaN where x or y is: both tests stay.
+  Expr of_two = codegen::nan_propagating_min_max(clamp01(v + w));
+  EXPECT_EQ(selects(codegen::drop_nan_tests_of(of_two, v)), selects(of_two));
 }
 
 }  // namespace
