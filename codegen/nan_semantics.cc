@@ -104,7 +104,8 @@ Expr drop_nan_tests_of(const Expr &f, const Expr &x) {
     Expr x;
     using IRMutator::visit;
     Expr visit(const Halide::Internal::Select *op) override {
-      if (is_nan_test(op) && nan_only_where(op->true_value, x)) return mutate(op->false_value);
+      // The value first: is_nan_test builds and simplifies a test for every select it sees.
+      if (nan_only_where(op->true_value, x) && is_nan_test(op)) return mutate(op->false_value);
       return IRMutator::visit(op);
     }
   } drop;
