@@ -158,14 +158,24 @@ InModelTask time_kernel(const TimedExport &e, int k, const TimedExport &plain, c
 // The faster per-call time of a timed task (ms).
 double best_ms(const InModelTask &t) { return t.compared ? std::min(t.pick_ms, t.default_ms) : t.pick_ms; }
 
-// The per-call median (ms) of the schedule chosen for t, as the exports last ran it: the default export's kernel where
-// the default ran faster, else the kernel of `e`, the export t was timed from (kernels: workload key -> kernel).
-double chosen_ms(const InModelTask &t, const TimedExport &e, const std::map<std::string, int> &e_kernel,
-                 const TimedExport &plain, const std::map<std::string, int> &plain_kernel) {
+// The per-call times (ms, one per run) of the schedule chosen for t, as the exports last ran it: the default export's
+// kernel where the default ran faster, else the kernel of `e`, the export t was timed from (kernels: workload key ->
+// kernel). Empty where neither has its kernel.
+std::vector<double> chosen_runs(const InModelTask &t, const TimedExport &e, const std::map<std::string, int> &e_kernel,
+                                const TimedExport &plain, const std::map<std::string, int> &plain_kernel) {
   const bool plain_one = t.compared && t.default_faster;
   const std::map<std::string, int> &kernels = plain_one ? plain_kernel : e_kernel;
   auto k = kernels.find(t.workload_key);
-  return k == kernels.end() ? 0 : median((plain_one ? plain : e).per_call[k->second]);
+  return k == kernels.end() ? std::vector<double>{} : (plain_one ? plain : e).per_call[k->second];
+}
+
+// Adds `scale` x v[j] to sum[j] for every run j (v empty: a kernel never called).
+void add_runs(std::vector<double> &sum, const std::vector<double> &v, double scale) {
+  if (v.empty()) return;
+  if (v.size() != sum.size())
+    throw Error("choose_in_model: a kernel timed in " + std::to_string(v.size()) + " runs, the others in " +
+                std::to_string(sum.size()) + " (internal error)");
+  for (size_t j = 0; j < v.size(); j++) sum[j] += scale * v[j];
 }
 
 // A conv's two forms by per-call times of their kernels (ms; NaN where a kernel has none): {direct, winograd}.
@@ -260,21 +270,26 @@ InModelPicks choose_in_model(const std::string &onnx_path, const std::map<std::s
   out.final_model.median_ms = median(final_export.run_ms);
   out.final_model.min_ms = *std::min_element(final_export.run_ms.begin(), final_export.run_ms.end());
 
-  std::map<std::string, double> final_ms;  // workload key -> its chosen schedule's per-call time in the second rounds
+  // Every export but the final one ran `runs` times a round: run j of each is summed as one run of the model.
+  out.kernels_run_ms.assign(static_cast<size_t>(rounds) * runs, 0.0);
+  std::map<std::string, const InModelTask *> by_key;  // workload key -> its task, for the switched convs
   const std::map<std::string, int> tuned_kernel = kernel_by_key(tuned), other_kernel = kernel_by_key(other);
+  auto finish = [&](InModelTask &t, const TimedExport &e, const std::map<std::string, int> &e_kernel) {
+    t.final_run_ms = chosen_runs(t, e, e_kernel, plain, plain_kernel);
+    t.final_ms = median(t.final_run_ms);
+    if (t.calls) by_key[t.workload_key] = &t;
+  };
   for (InModelTask &t : out.tasks) {
-    t.final_ms = chosen_ms(t, tuned, tuned_kernel, plain, plain_kernel);
-    out.kernels_ms += t.calls * t.final_ms;
-    if (t.calls) final_ms[t.workload_key] = t.final_ms;
+    finish(t, tuned, tuned_kernel);
+    add_runs(out.kernels_run_ms, t.final_run_ms, t.calls);
   }
-  for (InModelTask &t : out.other_form_tasks) {
-    t.final_ms = chosen_ms(t, other, other_kernel, plain, plain_kernel);
-    if (t.calls) final_ms[t.workload_key] = t.final_ms;
-  }
+  for (InModelTask &t : out.other_form_tasks) finish(t, other, other_kernel);
   for (const auto &[f, now_direct] : switched) {  // one call of each of its kernels
-    const auto [direct, winograd] = form_ms(*f, final_ms);
-    out.kernels_ms += now_direct ? direct - winograd : winograd - direct;
+    const double to = now_direct ? 1 : -1;
+    add_runs(out.kernels_run_ms, by_key.at(f->direct.workload_key)->final_run_ms, to);
+    for (const Task &w : f->winograd) add_runs(out.kernels_run_ms, by_key.at(w.workload_key)->final_run_ms, -to);
   }
+  out.kernels_ms = median(out.kernels_run_ms);
   return out;
 }
 

@@ -41,6 +41,8 @@ struct InModelTask {
   bool default_faster = false;
   /** Per-call median (ms) in the second rounds of the schedule chosen by the first (the default's where default_faster). */
   double final_ms = 0;
+  /** Its per-call time (ms) in each run of the second rounds, in run order (final_ms is their median). */
+  std::vector<double> final_run_ms;
 };
 
 struct InModelPicks {
@@ -52,10 +54,20 @@ struct InModelPicks {
   double tuned_model_ms = 0;       // median latency of a run of the tuned export (ms)
   double default_model_ms = 0;     // and of the export with default schedules
   /**
-   * The estimate: what the kernels take once `compile` reads the new
-   * records, summed from the second rounds' per-call medians of the exports
-   * above: per kernel, calls x final_ms, with each switched conv's kernels
-   * replaced by its other form's (ms); the time between kernels is left out.
+   * What the kernels take per run once `compile` reads the new records, in
+   * each run of the second rounds (ms): per kernel, calls x final_run_ms[j],
+   * with each switched conv's kernels replaced by its other form's. Run j
+   * sums the j-th runs of the exports above, so each export's kernels keep
+   * the slow moments they shared.
+   */
+  std::vector<double> kernels_run_ms;
+  /**
+   * The estimate (ms): the median of kernels_run_ms, the statistic the
+   * model's latency is reported by. A sum of per-kernel medians is lower:
+   * each run has some slow kernel calls, and every per-kernel median drops
+   * them (MobileNetV3-Large's 81 calls: 3-13% low, bench/RESULTS.md,
+   * thirty-first session). The time between kernels (about 0.1 us a call)
+   * is left out.
    */
   double kernels_ms = 0;
   /** The model as `compile` builds it with the new records, timed in the second rounds (final_runs per round). */

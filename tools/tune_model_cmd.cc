@@ -275,7 +275,8 @@ void add_tune_model_command(CLI::App &app) {
         std::printf("conv forms in the model: %d convs timed direct and by Winograd, %d switch to the form faster there\n",
                     im.convs_compared, im.convs_switched);
       std::fflush(stdout);
-      how = " (the kernels' per-call times in the model, of each task's pick or default, whichever ran faster there; " +
+      how = " (the median run of the kernels' times in the model, of each task's pick or default, whichever ran faster "
+            "there; " +
             fmt_ms(est) + " ms as the tasks were timed alone)";
       est = im.kernels_ms;
       lat = im.final_model;

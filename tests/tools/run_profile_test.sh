@@ -2,6 +2,8 @@
 # `tetune run --profile N`: the per-call table and the per-kernel table add
 # up to the same sum of medians, and the per-kernel calls add up to the
 # model's kernel calls (the by-kernel view is a regrouping, never an estimate).
+# Each run's calls summed take no longer than the run, so their median is at
+# most the latency's median.
 # With --profile-warm every call is timed a second time, the warm column adds
 # up to its summary line, and the outputs are the same bytes as without it
 # (a rerun call writes what its first call wrote).
@@ -27,7 +29,10 @@ assert sum(int(r[1]) for r in rows) == int(calls), "kernel calls do not add up"
 assert abs(sum(float(r[0]) for r in rows) - float(total)) < 1e-3 * len(rows) + 1e-3, "kernel totals do not add up"
 for ms, n, per, name in rows:
     assert abs(float(ms) / int(n) - float(per)) < 1e-3, name
-print(f"OK: {calls} calls in {len(rows)} kernels, {total} ms either way")
+run_sum = float(re.search(r"median run of the calls ([\d.]+) ms", text).group(1))
+latency = float(re.search(r"latency: median ([\d.]+) ms", text).group(1))
+assert 0 < run_sum <= latency + 1e-3, (run_sum, latency)
+print(f"OK: {calls} calls in {len(rows)} kernels, {total} ms either way; runs of the calls {run_sum} ms, latency {latency}")
 PY
 
 "$T" run "$dir/out" --threads 1 --repeat 3 --output "$dir/plain.npy" >/dev/null

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "autotune/measure/record_store.h"
 #include "base/errors.h"
@@ -81,6 +82,8 @@ TEST(InModelPick, RecordsBothTimesAndTheFasterRanksFirst) {
   EXPECT_EQ(t.default_faster, t.default_ms < t.pick_ms);
   EXPECT_EQ(im.records_added, 2);
   EXPECT_GT(t.final_ms, 0) << "the chosen schedule, timed again in the second rounds";
+  EXPECT_EQ(t.final_run_ms.size(), 2u * 3) << "one time per run of the tuned export in the second rounds";
+  EXPECT_EQ(im.kernels_run_ms, t.final_run_ms) << "each run's estimate: one call of the one kernel";
   EXPECT_DOUBLE_EQ(im.kernels_ms, t.final_ms) << "the estimate: one call of the one kernel, from the second rounds";
   EXPECT_GT(im.tuned_model_ms, 0);
   EXPECT_GT(im.default_model_ms, 0);
@@ -158,16 +161,26 @@ TEST(InModelPick, TimesBothConvFormsAndCompileTakesTheFasterThere) {
   }
   EXPECT_NEAR(f.winograd_ms, winograd, 1e-12) << "the sum of its three kernels' times in the model";
   EXPECT_EQ(im.convs_switched, f.direct_faster() ? 1 : 0) << "from Winograd, the default, to direct where that ran faster";
-  // The estimate: the tuned export's kernels (the Winograd form and the layout transforms around it) in the second
-  // rounds, with the direct kernel in place of the Winograd ones where compile switches.
-  double expected = 0;
-  for (const autotune::InModelTask &t : im.tasks) expected += t.calls * t.final_ms;
-  if (f.direct_faster()) {
-    expected += second_rounds[f.direct.workload_key];
-    for (const Task &w : f.winograd) expected -= second_rounds[w.workload_key];
+  // The estimate: run by run, the tuned export's kernels (the Winograd form and the layout transforms around it) in the
+  // second rounds, with the direct kernel in place of the Winograd ones where compile switches; then the median run.
+  std::map<std::string, std::vector<double>> runs_of;  // workload key -> its per-call time in each second-round run
+  for (const auto *list : {&im.tasks, &im.other_form_tasks})
+    for (const autotune::InModelTask &t : *list) runs_of[t.workload_key] = t.final_run_ms;
+  ASSERT_EQ(im.kernels_run_ms.size(), 2u * 3) << "rounds x runs";
+  for (size_t j = 0; j < im.kernels_run_ms.size(); j++) {
+    double expected = 0;
+    for (const autotune::InModelTask &t : im.tasks) {
+      ASSERT_EQ(t.final_run_ms.size(), im.kernels_run_ms.size()) << t.name;
+      expected += t.calls * t.final_run_ms[j];
+    }
+    if (f.direct_faster()) {
+      expected += runs_of[f.direct.workload_key].at(j);
+      for (const Task &w : f.winograd) expected -= runs_of[w.workload_key].at(j);
+    }
+    EXPECT_NEAR(im.kernels_run_ms[j], expected, 1e-12) << "run " << j;
   }
   EXPECT_GT(second_rounds[f.direct.workload_key], 0);
-  EXPECT_NEAR(im.kernels_ms, expected, 1e-12);
+  EXPECT_DOUBLE_EQ(im.kernels_ms, tuning_log::median_of(im.kernels_run_ms));
   EXPECT_EQ(im.final_model.runs, 2 * 3);
   std::filesystem::remove_all(out_dir);
   std::remove(db_path.c_str());
