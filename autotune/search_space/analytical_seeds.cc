@@ -262,15 +262,29 @@ const TileSpec *stage_tile(const Sketch &s, const StageInfo &st, int axis) {
   return nullptr;
 }
 
-int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, Candidate &c) {
-  const ss::ChannelVector w = ss::weight_input(st);
-  if (!w.found()) return 1;
-  // A kernel window over many input channels (a 3x3 conv of 96 channels):
-  // rows of the output, sharing each weight and their overlapping input rows,
-  // ran faster than output channels (PP-OCR det's neck, 1.7x).
+// A kernel window over many input channels (a 3x3 conv of 96 channels): the reduction is long and its taps make it so.
+bool window_over_many_channels(const StageInfo &st) {
   int64_t largest = 1;
   for (const auto &r : st.reduce_axes) largest = std::max(largest, r.extent);
-  if (ss::reduce_extent(st) / largest > 1 && ss::reduce_extent(st) > kShortReduce) return 1;
+  return ss::reduce_extent(st) / largest > 1 && ss::reduce_extent(st) > kShortReduce;
+}
+
+// Accumulator vectors of the spatial-vector block of a window over many input channels (an NCHW conv whose output
+// channels are not whole vector blocks: PP-OCR det's 3x3 convs of 96 -> 24 channels on AVX-512): up to kWeightChannels
+// output channels x up to 2 vectors of columns, each input vector serving every channel. On the AMX Xeon (AVX-512, 2
+// threads; bench/RESULTS.md, thirty-first session), against the 1 channel x 8 rows that rows gave before: det's conv
+// 4.1-4.4 ms against 11.9-12.3; 0.34-0.89x the time on 14 of 16 3x3 and 5x5 shapes of 12-56 output channels; 1.2-1.4x
+// slower on the two of 12 channels (6 channels x 1 or 2 vectors) at 2 threads, 1.1x at 1. Where the register budget
+// holds fewer (AVX2's 12), rows as before: rows beat 8 channels x 1 vector on PP-OCR det's neck there (1.7x,
+// 2026-11-25, an AMD EPYC) and the block is not measured on AVX2 since.
+constexpr int64_t kWindowBlockVectors = 16;
+
+int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, int64_t accumulators,
+                                     Candidate &c) {
+  const ss::ChannelVector w = ss::weight_input(st);
+  if (!w.found()) return 1;
+  // (A blocked conv's window gets its output-channel blocks below, by the window_axis rule.)
+  if (window_over_many_channels(st) && (accumulators < kWindowBlockVectors || ss::blocked_input_lanes(st) > 0)) return 1;
   const TileSpec *t = stage_tile(s, st, w.axis);
   if (!t || t == rows) return 1;
   const int64_t n = divisor_upto(t->extent, kWeightChannels);
@@ -410,11 +424,11 @@ void set_chunked_tiles(const Sketch &s, const std::string &S, const ConvRegister
 
 // Vectors of columns side by side in a spatial-vector block of `others`
 // accumulators per column vector: up to 4 where the block would otherwise hold
-// few, so that several accumulator chains are in flight; columns must divide
-// into them.
-int64_t column_vectors(int64_t extent, int64_t width, int64_t others) {
+// few (at most `accumulators` in all), so that several accumulator chains are
+// in flight; columns must divide into them.
+int64_t column_vectors(int64_t extent, int64_t width, int64_t others, int64_t accumulators = 8) {
   int64_t n = 1;
-  while (width == ss::kMaxVector && n < 4 && others * n * 2 <= 8 && extent % (width * n * 2) == 0) n *= 2;
+  while (width == ss::kMaxVector && n < 4 && others * n * 2 <= accumulators && extent % (width * n * 2) == 0) n *= 2;
   return n;
 }
 
@@ -577,7 +591,7 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const int64_t width = vector_width(cols->extent, ss::kMaxVector);
         // A conv's output channels share each input load (a 1x1 conv of 24
         // or 40 channels): a few of them in registers, as the GEMM's rows.
-        int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, c);
+        int64_t chans = weight_channels_in_registers(impl_->graph.stage(S), s, rows, max_register_block() / width, c);
         // Accumulators: 8 full vector registers; a blocked conv's, in blocks
         // of one vector, 14 of the 32 AVX-512 registers, so that 2 FMA ports
         // of latency 4 stay fed (Intel Xeon: 7-19% faster on 5 of 6 ResNet-50
@@ -588,6 +602,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
         const bool blocked_conv = input_lanes > 0 && width == vector_lanes();
         const int64_t lanes = std::min(max_register_block(), (blocked_conv ? 14 : 8) * vector_lanes());
         int64_t row_block = rows ? rows_upto(rows->extent, std::max<int64_t>(1, lanes / width / chans)) : 1;
+        // (the register block of a window over many input channels: 2 vectors of columns where they divide)
+        const bool window_block = chans > 1 && input_lanes == 0 && window_over_many_channels(st);
         // An NCHW input read as NCHW1c (an image stem's 3 channels): each broadcast
         // input serves every output-channel block in the register block, as in a
         // 1x1 conv (ResNet-50's 7x7 stem tuned to 4 blocks x 4 columns).
@@ -683,7 +699,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
             if (t.stage == S && t.levels == 2 && !chunked)  // (set_chunked_tiles chunks them)
               ss::set_tile(c, t, {t.extent <= ss::kMaxVector && chans == 1 ? t.extent : 1});
         } else {
-          ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans)});
+          ss::set_tile(c, *cols, {1, 1, width * column_vectors(cols->extent, width, row_block * chans,
+                                                               window_block ? kWindowBlockVectors : 8)});
           set_reduce_tiles(s, S, c, kReduceUnroll);
         }
         parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
