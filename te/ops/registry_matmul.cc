@@ -23,10 +23,13 @@ std::vector<OpEntry> matmul_entries() {
          Tensor x = input({s[0], s[2]}, "X"), w = input({s[1], s[2]}, "W"), b = input({s[1]}, "bias");
          return OpWorkload{{x, w, b}, {dense(x, w, b, "dense")}, {w, b}};
        }},
-      {"gemm", "M,N,K", "Y[M,N] = A[M,K] B[K,N] + C[N], alpha = beta = 1 (ONNX Gemm with a bias C)", "16,24,32",
+      // B and C as a model's linear layer holds them: initializers, so that run-op and tune-op time the kernel with
+      // B packed once, as a compiled model runs it (codegen/prepack.h).
+      {"gemm", "M,N,K", "Y[M,N] = A[M,K] B[K,N] + C[N], alpha = beta = 1 (ONNX Gemm with a bias C; B and C weights)",
+       "16,24,32",
        [](const Dims &s) {
          Tensor a = input({s[0], s[2]}, "A"), b = input({s[2], s[1]}, "B"), c = input({s[1]}, "C");
-         return OpWorkload{{a, b, c}, {gemm(a, b, c, 1.0, 1.0, false, false, "gemm")}};
+         return OpWorkload{{a, b, c}, {gemm(a, b, c, 1.0, 1.0, false, false, "gemm")}, {b, c}};
        }},
   };
 }

@@ -34,6 +34,8 @@ TEST(OpTask, WeightsAreTheConstantInputs) {
   EXPECT_EQ(constant_names(bias), (std::vector<std::string>{"w", "b"}));
   const Task dense = op_task("dense", {16, 24, 32}, Target{}, 1);
   EXPECT_EQ(constant_names(dense), (std::vector<std::string>{"W", "bias"}));
+  // A Gemm's B and C, as a linear layer holds them: its packed B is then timed as a model runs it.
+  EXPECT_EQ(constant_names(op_task("gemm", {16, 24, 32}, Target{}, 1)), (std::vector<std::string>{"B", "C"}));
   // Both operands of a MatMul and an activation's input are activations.
   EXPECT_TRUE(op_task("matmul", {64, 48, 40}, Target{}, 1).constant_inputs.empty());
   EXPECT_TRUE(op_task("relu", {8, 8}, Target{}, 1).constant_inputs.empty());
