@@ -271,12 +271,12 @@ bool window_over_many_channels(const StageInfo &st) {
 
 // Accumulator vectors of the spatial-vector block of a window over many input channels (an NCHW conv whose output
 // channels are not whole vector blocks: PP-OCR det's 3x3 convs of 96 -> 24 channels on AVX-512): up to kWeightChannels
-// output channels x up to 2 vectors of columns, each input vector serving every channel. On the AMX Xeon (AVX-512, 2
-// threads; bench/RESULTS.md, thirty-first session), against the 1 channel x 8 rows that rows gave before: det's conv
-// 4.1-4.4 ms against 11.9-12.3; 0.34-0.89x the time on 14 of 16 3x3 and 5x5 shapes of 12-56 output channels; 1.2-1.4x
-// slower on the two of 12 channels (6 channels x 1 or 2 vectors) at 2 threads, 1.1x at 1. Where the register budget
-// holds fewer (AVX2's 12), rows as before: rows beat 8 channels x 1 vector on PP-OCR det's neck there (1.7x,
-// 2026-11-25, an AMD EPYC) and the block is not measured on AVX2 since.
+// output channels x up to 2 vectors of columns, each input vector serving every channel. Against the 1 channel x 8 rows
+// seeded before, on the AMX Xeon (AVX-512, 2 threads; bench/RESULTS.md, thirty-first session): det's conv 4.1-4.4 ms
+// against 11.9-12.3; 0.35-0.95x the time on 15 of 17 3x3 and 5x5 shapes of 12-56 output channels; 1.2-1.4x slower on
+// the two of 12 channels (6 channels in the block) at 2 threads, 1.1x at 1. Where the register budget holds fewer than
+// 16 (AVX2's 12), rows as before: rows had beaten 8 channels x 1 vector on det's neck (1.7x; 2026-11-25, an AMD EPYC,
+// older code), and the block is not measured on AVX2.
 constexpr int64_t kWindowBlockVectors = 16;
 
 int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const TileSpec *rows, int64_t accumulators,
