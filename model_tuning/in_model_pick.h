@@ -65,7 +65,7 @@ struct InModelPicks {
    * The estimate (ms): the median of kernels_run_ms, the statistic the
    * model's latency is reported by. A sum of per-kernel medians is lower:
    * each run has some slow kernel calls, and every per-kernel median drops
-   * them (MobileNetV3-Large's 81 calls: 3-13% low, bench/RESULTS.md,
+   * them (MobileNetV3-Large's 81 calls: 4.5-7.9% low, bench/RESULTS.md,
    * thirty-first session). The time between kernels (about 0.1 us a call)
    * is left out.
    */
