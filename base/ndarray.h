@@ -74,6 +74,9 @@ class NDArray {
   std::vector<uint64_t, AlignedAllocator<uint64_t>> storage_;
 };
 
+/** Max |a| over all elements (0 for none); NaN elements are skipped. */
+double max_abs(const NDArray &a);
+
 /** Max |a-b| over all elements; raises ShapeError if shapes differ. */
 double max_abs_diff(const NDArray &a, const NDArray &b);
 

@@ -122,8 +122,7 @@ int child_main(const std::string &dir, int threads, int repeat, const std::strin
   }
   std::sort(ms.begin(), ms.end());
   const double med = tuning_log::median_of(ms);
-  double mx = 0;
-  for (int64_t i = 0; i < y[0].size(); i++) mx = std::max(mx, std::fabs(y[0].get(i)));
+  const double mx = max_abs(y[0]);
   nlohmann::ordered_json j;
   j["median_ms"] = bench::json_number(med, "%.4f");
   j["min_ms"] = bench::json_number(ms.front(), "%.4f");

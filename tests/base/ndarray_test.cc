@@ -45,6 +45,16 @@ TEST(NDArray, GetIntSaturatesUint64AndFloats) {
 
 // Arrays a kernel streams page as the exported runtime's do (base/host_memory.h): from 2 MiB on they start on a
 // huge page, so that a tuner's measurement and a model run see the same TLB reach; smaller ones on a cache line.
+// max_abs: the largest magnitude, NaN skipped (a tolerance scaled by it stays finite); 0 for no elements.
+TEST(NDArray, MaxAbsSkipsNaN) {
+  NDArray a({4}, float32());
+  float *v = a.data<float>();
+  v[0] = 1.5f, v[1] = -3.25f, v[2] = NAN, v[3] = 2.0f;
+  EXPECT_EQ(max_abs(a), 3.25);
+  EXPECT_EQ(max_abs(NDArray({0}, float32())), 0.0);
+  EXPECT_EQ(scaled_max_error(a, a), 0.0);
+}
+
 TEST(NDArray, LargeArraysStartOnAHugePage) {
   NDArray big({int64_t{1} << 20}, float32());  // 4 MiB
   NDArray exact({static_cast<int64_t>(kHugePageBytes / 4)}, float32());

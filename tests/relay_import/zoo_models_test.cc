@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
@@ -121,8 +120,7 @@ TEST_P(Zoo, MatchesOnnxruntime) {
     refs.push_back(ref);
     ASSERT_EQ(y[i].shape(), ref.shape()) << m.name << " output " << m.outputs[i];
     ASSERT_EQ(y[i].dtype(), ref.dtype()) << m.name << " output " << m.outputs[i];
-    double max_ref = 0;
-    for (int64_t k = 0; k < ref.size(); k++) max_ref = std::max(max_ref, std::fabs(ref.get(k)));
+    const double max_ref = max_abs(ref);
     std::string where;
     bool ok = all_close(y[i], ref, kRtol, kAtol, &where);
     std::printf("[%s] %s: max |ref| %.4g, max abs err %.3g (atol %g + rtol %g)\n", m.name.c_str(), m.outputs[i].c_str(),
