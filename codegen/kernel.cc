@@ -168,7 +168,7 @@ Kernel Kernel::build(const Schedule &s, const Target &target, const BuildOptions
   auto impl = std::make_shared<Impl>();
   impl->target = build_target(target, options);
   if (impl->target.has_gpu_feature()) check_gpu_schedule(s);
-  impl->lowered = codegen::lower(s, options.prepacked);
+  impl->lowered = codegen::lower(s, options.prepacked, options.prefetch_packed);
   impl->inputs = s.inputs();
   for (const auto &p : options.prepacked) {  // lower() checked p.input
     const Tensor &in = impl->inputs[p.input];
@@ -300,10 +300,10 @@ const LoopNest &Kernel::loop_nest() const { return impl_->nest; }
 std::string Kernel::lowered_stmt() const { return impl_->stmt; }
 
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name, const Target &target,
-                    bool no_runtime, const std::vector<PrepackedInput> &prepacked) {
+                    bool no_runtime, const std::vector<PrepackedInput> &prepacked, bool prefetch_packed) {
   Halide::Target t = to_halide_target(target);
   if (t.has_gpu_feature()) check_gpu_schedule(s);
-  codegen::LoweredPipeline lp = codegen::lower(s, prepacked);
+  codegen::LoweredPipeline lp = codegen::lower(s, prepacked, prefetch_packed);
   if (no_runtime) t = t.with_feature(Halide::Target::NoRuntime);
   try {
     lp.pipeline.compile_to({{Halide::OutputFileType::object, path_prefix + ".o"},

@@ -74,6 +74,13 @@ struct BuildOptions {
    * packed_shape and does not pack them itself.
    */
   std::vector<PrepackedInput> prepacked;
+  /**
+   * Each task of a parallel loop prefetches, into its core's L2, its
+   * thread's next task's panels of the prepacked inputs
+   * (codegen/next_task_prefetch.h). The values computed are the same either
+   * way.
+   */
+  bool prefetch_packed = true;
 };
 
 /**
@@ -155,14 +162,15 @@ class Kernel {
 /**
  * AOT: writes PATH_PREFIX.o (with the Halide runtime unless no_runtime) and
  * PATH_PREFIX.h declaring `int fn_name(halide_buffer_t *in..., halide_buffer_t *out...)`;
- * the `prepacked` inputs are taken in their packed shape (BuildOptions::prepacked).
+ * the `prepacked` inputs are taken in their packed shape (BuildOptions::prepacked)
+ * and, with prefetch_packed, fetched a parallel task ahead (BuildOptions::prefetch_packed).
  * For a GPU target the schedule is checked with check_gpu_schedule (ScheduleError), the
  * object embeds the device code and the PTX is also written to PATH_PREFIX.ptx.
  * Raises CodegenError on failure.
  */
 void compile_object(const Schedule &s, const std::string &path_prefix, const std::string &fn_name,
                     const Target &target = Target{}, bool no_runtime = false,
-                    const std::vector<PrepackedInput> &prepacked = {});
+                    const std::vector<PrepackedInput> &prepacked = {}, bool prefetch_packed = true);
 
 /**
  * Writes the target's assembly of the kernel (no runtime) to `path`, for

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/nan_semantics.h"
+#include "codegen/next_task_prefetch.h"
 #include "codegen/vector_math.h"
 #include "base/errors.h"
 
@@ -183,7 +184,8 @@ Halide::TailStrategy halide_tail(TailStrategy t) {
 
 class Lowerer {
  public:
-  Lowerer(const Schedule &s, const std::vector<PrepackedInput> &prepacked) : s_(s) {
+  Lowerer(const Schedule &s, const std::vector<PrepackedInput> &prepacked, bool prefetch_packed)
+      : s_(s), prefetch_packed_(prefetch_packed) {
     for (const auto &p : prepacked) prepacked_[p.stage] = p;
   }
 
@@ -221,6 +223,12 @@ class Lowerer {
     }
     out.pipeline = Halide::Pipeline(out.outputs);
     add_nan_propagating_min_max(out.pipeline);
+    if (prefetch_packed_) {
+      std::set<std::string> packed;
+      for (size_t i = 0; i < s_.inputs().size(); i++)
+        if (packed_input.count(s_.inputs()[i].name())) packed.insert(out.params[i].name());
+      add_next_task_prefetch(out.pipeline, packed);
+    }
     out.funcs = funcs_;
     return out;
   }
@@ -502,6 +510,7 @@ class Lowerer {
 
   const Schedule &s_;
   std::map<std::string, PrepackedInput> prepacked_;  // by stage name
+  bool prefetch_packed_;
   std::map<std::string, Halide::ImageParam> params_;  // by input name (a prepacked input: its packed array)
   std::map<std::string, Halide::Func> funcs_;
   std::map<std::string, AxisMap> axes_;
@@ -509,9 +518,9 @@ class Lowerer {
 
 }  // namespace
 
-LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked) {
+LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked, bool prefetch_packed) {
   try {
-    return Lowerer(s, prepacked).run();
+    return Lowerer(s, prepacked, prefetch_packed).run();
   } catch (const Halide::Error &e) {
     throw CodegenError(std::string("Halide rejected the schedule: ") + e.what());
   }

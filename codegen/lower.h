@@ -37,11 +37,14 @@ Halide::Type halide_type(DType t);
  * Lowers s. A loop bound to a "blockIdx.*" or "threadIdx.*" thread tag
  * (Schedule::bind) becomes a Halide gpu_blocks / gpu_threads loop. The param
  * of each `prepacked` input has its packed shape and stands for the packed copy
- * (codegen/prepack.h), which is then not computed. Raises CodegenError (with
- * the Halide message) when Halide rejects the schedule, or naming a prepacked
- * input that its stage does not pack.
+ * (codegen/prepack.h), which is then not computed; with prefetch_packed, each
+ * task of a parallel loop prefetches the next task's panels of it
+ * (codegen/next_task_prefetch.h). Raises CodegenError
+ * (with the Halide message) when Halide rejects the schedule, or naming a
+ * prepacked input that its stage does not pack.
  */
-LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked = {});
+LoweredPipeline lower(const Schedule &s, const std::vector<PrepackedInput> &prepacked = {},
+                      bool prefetch_packed = true);
 
 /**
  * A stage or placeholder name as it appears in Halide names: characters other

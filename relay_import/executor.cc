@@ -248,6 +248,7 @@ CompiledModel build(Graph g, const CompileOptions &options, bool kernels, Compil
         ScheduleChoice c = choose_schedule(grp.task, options);
         BuildOptions bo;
         bo.prepacked = weights_to_prepack(c.schedule, grp.task, options.prepack_weights);
+        bo.prefetch_packed = options.prefetch_packed;
         auto k = std::make_shared<Kernel>(Kernel::build(c.schedule, options.target, bo));
         cache[grp.task.workload_key] = {k, static_cast<int>(stats->task_schedules.size()), bo.prepacked};
         packer.bind(grp, bo.prepacked);

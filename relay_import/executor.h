@@ -70,6 +70,13 @@ struct CompileOptions {
    * onnxruntime's session.disable_prepacking does.
    */
   bool prepack_weights = true;
+  /**
+   * Each task of a kernel's parallel loop prefetches the next task's panels
+   * of the prepacked constants (BuildOptions::prefetch_packed,
+   * codegen/next_task_prefetch.h); false: no software prefetch. The tuner
+   * measures kernels with it.
+   */
+  bool prefetch_packed = true;
   /** Subnormal float constants become zeros (passes/denormal_weights.h); false keeps them. */
   bool flush_subnormal_weights = true;
   bool cse = true;

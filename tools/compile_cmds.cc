@@ -34,7 +34,7 @@ void add_compile_commands(CLI::App &app) {
     std::vector<std::string> shapes;
     int threads = 0;  // set by add_threads_option
     int jobs = 0;     // kernels compiled at once; 0 = one per CPU
-    bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false, no_prepack = false;
+    bool keep_build = false, quiet = false, plain = false, no_shipped = false, no_measure = false, no_prepack = false, no_prefetch = false;
     std::string layout;  // set by add_layout_option
   };
   auto o = std::make_shared<Opts>();
@@ -70,6 +70,9 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_flag("--no-prepack", o->no_prepack,
                 "a kernel whose schedule packs a constant weight into panels packs it on every call instead of once, at "
                 "compile time (as onnxruntime's session.disable_prepacking)");
+  cmd->add_flag("--no-prefetch", o->no_prefetch,
+                "kernels do not prefetch the packed weight panels of their next parallel task into the L2 while they "
+                "compute (the tuner measures them with it; for comparison)");
   cmd->add_flag("-q,--quiet", o->quiet,
                 "no per-kernel progress on stderr. The table of tasks (one line each: name, where its schedule came from "
                 "-- record, cost model or analytical -- and how it was chosen) is always printed");
@@ -85,6 +88,7 @@ void add_compile_commands(CLI::App &app) {
     eo.compile.threads = o->threads;
     eo.compile.plain_default_schedule = o->plain;
     eo.compile.prepack_weights = !o->no_prepack;
+    eo.compile.prefetch_packed = !o->no_prefetch;
     relay::set_layout(eo.compile, o->layout);
     std::unique_ptr<cost_model::CostModel> model;
     eo.compile.untuned = untuned_options(o->cost_model, &model);

@@ -357,7 +357,8 @@ ExportResult export_model(Graph g_in, const std::string &out_dir_in, const Expor
     const size_t n = plan.kernels.size();
     objects.push_back([&ch, &o, prefix, name, progress, k, n] {
       if (o.verbose) std::fprintf(stderr, "[%zu/%zu] %s\n", k + 1, n, progress.c_str());
-      compile_object(ch.choice.schedule, prefix, name, o.compile.target, /*no_runtime=*/true, ch.prepacked);
+      compile_object(ch.choice.schedule, prefix, name, o.compile.target, /*no_runtime=*/true, ch.prepacked,
+                     o.compile.prefetch_packed);
     });
     what.push_back(label);
   }

@@ -1,0 +1,227 @@
+#include "codegen/next_task_prefetch.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace tetune {
+namespace codegen {
+namespace {
+
+using namespace Halide::Internal;
+using Halide::Expr;
+
+constexpr int kLineBytes = 64;
+// At most this many prefetches per iteration of the loop that carries them.
+constexpr int64_t kMaxPerIteration = 4;
+// Larger slabs are not fetched: with the current task's own, they crowd the L2 (2 MiB on the
+// Xeons measured, 512 KiB-1 MiB on AMD Zen). ResNet-50's Winograd GEMMs, 1 MiB a task, ran
+// 1.1-1.4x slower with them.
+constexpr int64_t kMaxSlabBytes = 512 << 10;
+
+// PREFETCHT1 of buffer[offset] (elements): into the L2, for reading. Halide
+// 14's own Call::prefetch emits PREFETCHNTA (LLVM locality 0), which fills
+// the L1 only and marks the line for early eviction, gone before the next
+// task runs. This calls LLVM's prefetch intrinsic (read, locality 2, data
+// cache) by name: every Halide 14 module declares it, for its runtime's
+// _halide_prefetch. PREFETCH never faults, so any address is safe.
+Stmt prefetch_l2(const std::string &buffer, const Expr &offset, int elem_bytes) {
+  Expr base = Halide::reinterpret(Halide::UInt(64), Variable::make(Halide::Handle(), buffer));
+  Expr addr = Halide::reinterpret(Halide::Handle(), base + Halide::cast(Halide::UInt(64), offset * elem_bytes));
+  const int kRead = 0, kLocalityL2 = 2, kDataCache = 1;
+  return Evaluate::make(Call::make(Halide::Int(32), "llvm.prefetch.p0i8", {addr, kRead, kLocalityL2, kDataCache}, Call::Extern));
+}
+
+struct Loop {
+  const For *loop;
+  int64_t extent;
+};
+
+// The innermost serial loop under a task body that runs most often per task,
+// and the chain of loops down to it (loops of constant extent only).
+class BusiestLoop : public IRVisitor {
+ public:
+  std::vector<Loop> best;
+  int64_t best_trips = 0;
+
+ private:
+  using IRVisitor::visit;
+  std::vector<Loop> path_;
+  bool inner_found_ = false;
+
+  void visit(const For *op) override {
+    const int64_t *ext = as_const_int(op->extent);
+    if (op->for_type == ForType::Parallel || !ext) return;  // nested parallel or unknown trip count
+    path_.push_back({op, *ext});
+    inner_found_ = false;
+    op->body.accept(this);
+    if (!inner_found_ && op->for_type == ForType::Serial) {
+      int64_t trips = 1;
+      for (const Loop &l : path_) trips *= l.extent;
+      if (trips > best_trips) {
+        best_trips = trips;
+        best = path_;
+      }
+    }
+    inner_found_ = true;
+    path_.pop_back();
+  }
+};
+
+// The elements of flat buffer `name` that a statement loads, in terms of
+// the variables defined outside it (Halide's box_touched covers calls, not
+// the loads left after storage flattening), and their type.
+class LoadedRange : public IRVisitor {
+ public:
+  explicit LoadedRange(const std::string &name) : name_(name) {}
+  Interval range = Interval::nothing();
+  Halide::Type type;
+
+ private:
+  using IRVisitor::visit;
+  const std::string &name_;
+  Scope<Interval> scope_;
+
+  void visit(const For *op) override {
+    op->min.accept(this);
+    op->extent.accept(this);
+    Interval lo = bounds_of_expr_in_scope(op->min, scope_);
+    Interval ext = bounds_of_expr_in_scope(op->extent, scope_);
+    ScopedBinding<Interval> bind(scope_, op->name, Interval(lo.min, simplify(lo.max + ext.max - 1)));
+    op->body.accept(this);
+  }
+  void visit(const LetStmt *op) override {
+    op->value.accept(this);
+    ScopedBinding<Interval> bind(scope_, op->name, bounds_of_expr_in_scope(op->value, scope_));
+    op->body.accept(this);
+  }
+  void visit(const Let *op) override {
+    op->value.accept(this);
+    ScopedBinding<Interval> bind(scope_, op->name, bounds_of_expr_in_scope(op->value, scope_));
+    op->body.accept(this);
+  }
+  void visit(const Load *op) override {
+    IRVisitor::visit(op);
+    if (op->name != name_) return;
+    type = op->type.element_of();
+    Interval r = bounds_of_expr_in_scope(op->index, scope_);
+    range = Interval::make_union(range, r);
+    Expr span = r.is_bounded() ? find_constant_bound(simplify(r.max - r.min + 1), Direction::Upper) : Expr();
+    const int64_t *n = span.defined() ? as_const_int(span) : nullptr;
+    if (n && spans_elems >= 0) spans_elems += *n;
+    else spans_elems = -1;
+  }
+
+ public:
+  // The sum of each load's own span (-1 when one is unknown): less than the hull's when the
+  // loads read separate pieces of the buffer.
+  int64_t spans_elems = 0;
+};
+
+// Appends statements to the bodies of given loops. At the end, not the start: with prefetches
+// first, LLVM hoisted a register block's broadcasts above them and spilled the block (ViT-B/16's
+// QKV GEMM ran 1.5x slower).
+class InsertAt : public IRMutator {
+ public:
+  explicit InsertAt(std::map<const For *, std::vector<Stmt>> at) : at_(std::move(at)) {}
+
+ private:
+  using IRMutator::visit;
+  std::map<const For *, std::vector<Stmt>> at_;
+  Stmt visit(const For *op) override {
+    auto it = at_.find(op);
+    Stmt body = mutate(op->body);
+    if (it != at_.end()) body = Block::make(body, Block::make(it->second));
+    return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+  }
+};
+
+class NextTaskPrefetch : public IRMutator {
+ public:
+  explicit NextTaskPrefetch(const std::set<std::string> &weights) : weights_(weights) {}
+
+ private:
+  using IRMutator::visit;
+  const std::set<std::string> &weights_;
+
+  Stmt visit(const For *op) override {
+    if (op->for_type != ForType::Parallel) return IRMutator::visit(op);
+    BusiestLoop busiest;
+    op->body.accept(&busiest);
+    const std::vector<Loop> &chain = busiest.best;
+    if (chain.empty()) return op;
+    std::map<const For *, std::vector<Stmt>> fetches;
+    Expr next = Variable::make(Halide::Int(32), op->name) + 1;
+    for (const std::string &name : weights_) {
+      LoadedRange loaded(name);
+      op->body.accept(&loaded);
+      if (!loaded.range.is_bounded() || loaded.range.is_empty()) continue;
+      Expr lo = simplify(loaded.range.min), hi = simplify(loaded.range.max);
+      if (!expr_uses_var(lo, op->name) && !expr_uses_var(hi, op->name)) continue;  // every task reads the same
+      // (as_const_int points into its argument's node: the Exprs must outlive the pointers.)
+      Expr span = find_constant_bound(simplify(hi - lo + 1), Direction::Upper);
+      Expr next_lo = simplify(substitute(op->name, next, lo));
+      Expr step = simplify(next_lo - lo);
+      const int64_t *elems = as_const_int(span), *stride = as_const_int(step);
+      // Only slabs that tile the buffer task after task (a packed panel, a block of output
+      // channels): a task that reads a column block of a row-major matrix spans nearly all of
+      // it, and fetching that span would evict what the task computes with.
+      if (!elems || !stride || *stride <= 0 || *elems > 2 * *stride) continue;
+      if (*elems * loaded.type.bytes() > kMaxSlabBytes) continue;
+      // Only slabs that one iteration of the chain's outermost loop reads nearly whole: a GEMM's
+      // panel, re-read by every row block, waits for memory in the first one and hits the L2
+      // after. A slab read once, part by part (a reduction over input channels outermost), is
+      // streamed by the hardware prefetchers as it is used.
+      LoadedRange first(name);
+      chain[0].loop->body.accept(&first);
+      if (!first.range.is_bounded() || first.range.is_empty()) continue;
+      Expr first_span = find_constant_bound(simplify(first.range.max - first.range.min + 1), Direction::Upper);
+      const int64_t *first_hull = as_const_int(first_span);
+      if (!first_hull) continue;
+      const int64_t first_elems = first.spans_elems >= 0 ? std::min(*first_hull, first.spans_elems) : *first_hull;
+      if (2 * first_elems < *elems) continue;
+      const int64_t line = std::max(1, kLineBytes / loaded.type.bytes());
+      const int64_t lines = (*elems + line - 1) / line;
+      // The outermost loop of the chain that runs often enough to issue the lines kMaxPerIteration
+      // at a time (else the innermost, which then issues the slab's first trips * kMaxPerIteration).
+      size_t level = 0;
+      int64_t trips = chain[0].extent;
+      while (level + 1 < chain.size() && trips * kMaxPerIteration < lines) trips *= chain[++level].extent;
+      const int per = static_cast<int>(std::min(kMaxPerIteration, (lines + trips - 1) / trips));
+      // This iteration's index among the level's iterations in a task, 0 .. trips - 1.
+      Expr flat = 0;
+      for (size_t i = 0; i <= level; i++)
+        flat = flat * static_cast<int>(chain[i].extent) + (Variable::make(Halide::Int(32), chain[i].loop->name) - chain[i].loop->min);
+      for (int k = 0; k < per; k++) {  // lines flat * per + k of the next task's slab (its last one past the end)
+        Expr offset = next_lo + Halide::min((flat * per + k) * static_cast<int>(line), static_cast<int>(*elems - 1));
+        fetches[chain[level].loop].push_back(prefetch_l2(name, offset, loaded.type.bytes()));
+      }
+    }
+    if (fetches.empty()) return op;
+    return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, InsertAt(fetches).mutate(op->body));
+  }
+};
+
+// Halide calls a custom lowering pass's mutate(Stmt) on the whole statement.
+class Pass : public IRMutator {
+ public:
+  explicit Pass(std::set<std::string> weights) : weights_(std::move(weights)) {}
+  Stmt mutate(const Stmt &s) override { return next_task_prefetch(s, weights_); }
+  using IRMutator::mutate;
+
+ private:
+  std::set<std::string> weights_;
+};
+
+}  // namespace
+
+Stmt next_task_prefetch(const Stmt &s, const std::set<std::string> &weights) {
+  return NextTaskPrefetch(weights).mutate(s);
+}
+
+void add_next_task_prefetch(Halide::Pipeline &p, const std::set<std::string> &weights) {
+  if (!weights.empty()) p.add_custom_lowering_pass(new Pass(weights));
+}
+
+}  // namespace codegen
+}  // namespace tetune
