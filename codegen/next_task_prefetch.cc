@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace tetune {
@@ -104,18 +105,8 @@ class LoadedRange : public IRVisitor {
     IRVisitor::visit(op);
     if (op->name != name_) return;
     type = op->type.element_of();
-    Interval r = bounds_of_expr_in_scope(op->index, scope_);
-    range = Interval::make_union(range, r);
-    Expr span = r.is_bounded() ? find_constant_bound(simplify(r.max - r.min + 1), Direction::Upper) : Expr();
-    const int64_t *n = span.defined() ? as_const_int(span) : nullptr;
-    if (n && spans_elems >= 0) spans_elems += *n;
-    else spans_elems = -1;
+    range = Interval::make_union(range, bounds_of_expr_in_scope(op->index, scope_));
   }
-
- public:
-  // The sum of each load's own span (-1 when one is unknown): less than the hull's when the
-  // loads read separate pieces of the buffer.
-  int64_t spans_elems = 0;
 };
 
 // Appends statements to the bodies of given loops. At the end, not the start: with prefetches
@@ -136,6 +127,44 @@ class InsertAt : public IRMutator {
   }
 };
 
+// What a task of loop `task` reads of buffer `name`, where the next task's reads start.
+struct Slab {
+  Expr next_lo;          // the next task's first element (in terms of the task variable)
+  int64_t elems = 0;     // elements per task
+  Halide::Type type;
+};
+
+// The slab of `name` worth fetching a task ahead, if any: one that depends on the task, tiles
+// the buffer task after task, fits kMaxSlabBytes, and that the first loop of `chain` re-reads.
+std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, const std::vector<Loop> &chain) {
+  LoadedRange loaded(name);
+  task->body.accept(&loaded);
+  if (!loaded.range.is_bounded() || loaded.range.is_empty()) return std::nullopt;
+  Expr lo = simplify(loaded.range.min), hi = simplify(loaded.range.max);
+  if (!expr_uses_var(lo, task->name) && !expr_uses_var(hi, task->name)) return std::nullopt;  // every task reads it
+  // (as_const_int points into its argument's node: the Exprs must outlive the pointers.)
+  Expr span = find_constant_bound(simplify(hi - lo + 1), Direction::Upper);
+  Expr next_lo = simplify(substitute(task->name, Variable::make(Halide::Int(32), task->name) + 1, lo));
+  Expr step = simplify(next_lo - lo);
+  const int64_t *elems = as_const_int(span), *stride = as_const_int(step);
+  // A slab that tiles the buffer (a packed panel, a block of output channels). A task that reads
+  // a column block of a row-major matrix spans nearly all of it; fetching that would evict what
+  // the task computes with.
+  if (!elems || !stride || *stride <= 0 || *elems > 2 * *stride) return std::nullopt;
+  if (*elems * loaded.type.bytes() > kMaxSlabBytes) return std::nullopt;
+  // One iteration of the chain's outer loop reads half of it or more: a GEMM's panel, re-read by
+  // every row block, waits for memory in the first one and hits the L2 after. A slab read once,
+  // part by part (a reduction over input channels outermost), is streamed by the hardware
+  // prefetchers as it is used.
+  LoadedRange first(name);
+  chain[0].loop->body.accept(&first);
+  if (!first.range.is_bounded() || first.range.is_empty()) return std::nullopt;
+  Expr first_span = find_constant_bound(simplify(first.range.max - first.range.min + 1), Direction::Upper);
+  const int64_t *first_elems = as_const_int(first_span);
+  if (!first_elems || 2 * *first_elems < *elems) return std::nullopt;
+  return Slab{next_lo, *elems, loaded.type};
+}
+
 class NextTaskPrefetch : public IRMutator {
  public:
   explicit NextTaskPrefetch(const std::set<std::string> &weights) : weights_(weights) {}
@@ -151,37 +180,11 @@ class NextTaskPrefetch : public IRMutator {
     const std::vector<Loop> &chain = busiest.best;
     if (chain.empty()) return op;
     std::map<const For *, std::vector<Stmt>> fetches;
-    Expr next = Variable::make(Halide::Int(32), op->name) + 1;
     for (const std::string &name : weights_) {
-      LoadedRange loaded(name);
-      op->body.accept(&loaded);
-      if (!loaded.range.is_bounded() || loaded.range.is_empty()) continue;
-      Expr lo = simplify(loaded.range.min), hi = simplify(loaded.range.max);
-      if (!expr_uses_var(lo, op->name) && !expr_uses_var(hi, op->name)) continue;  // every task reads the same
-      // (as_const_int points into its argument's node: the Exprs must outlive the pointers.)
-      Expr span = find_constant_bound(simplify(hi - lo + 1), Direction::Upper);
-      Expr next_lo = simplify(substitute(op->name, next, lo));
-      Expr step = simplify(next_lo - lo);
-      const int64_t *elems = as_const_int(span), *stride = as_const_int(step);
-      // Only slabs that tile the buffer task after task (a packed panel, a block of output
-      // channels): a task that reads a column block of a row-major matrix spans nearly all of
-      // it, and fetching that span would evict what the task computes with.
-      if (!elems || !stride || *stride <= 0 || *elems > 2 * *stride) continue;
-      if (*elems * loaded.type.bytes() > kMaxSlabBytes) continue;
-      // Only slabs that one iteration of the chain's outermost loop reads nearly whole: a GEMM's
-      // panel, re-read by every row block, waits for memory in the first one and hits the L2
-      // after. A slab read once, part by part (a reduction over input channels outermost), is
-      // streamed by the hardware prefetchers as it is used.
-      LoadedRange first(name);
-      chain[0].loop->body.accept(&first);
-      if (!first.range.is_bounded() || first.range.is_empty()) continue;
-      Expr first_span = find_constant_bound(simplify(first.range.max - first.range.min + 1), Direction::Upper);
-      const int64_t *first_hull = as_const_int(first_span);
-      if (!first_hull) continue;
-      const int64_t first_elems = first.spans_elems >= 0 ? std::min(*first_hull, first.spans_elems) : *first_hull;
-      if (2 * first_elems < *elems) continue;
-      const int64_t line = std::max(1, kLineBytes / loaded.type.bytes());
-      const int64_t lines = (*elems + line - 1) / line;
+      std::optional<Slab> slab = slab_to_fetch(op, name, chain);
+      if (!slab) continue;
+      const int64_t line = std::max(1, kLineBytes / slab->type.bytes());
+      const int64_t lines = (slab->elems + line - 1) / line;
       // The outermost loop of the chain that runs often enough to issue the lines kMaxPerIteration
       // at a time (else the innermost, which then issues the slab's first trips * kMaxPerIteration).
       size_t level = 0;
@@ -193,8 +196,8 @@ class NextTaskPrefetch : public IRMutator {
       for (size_t i = 0; i <= level; i++)
         flat = flat * static_cast<int>(chain[i].extent) + (Variable::make(Halide::Int(32), chain[i].loop->name) - chain[i].loop->min);
       for (int k = 0; k < per; k++) {  // lines flat * per + k of the next task's slab (its last one past the end)
-        Expr offset = next_lo + Halide::min((flat * per + k) * static_cast<int>(line), static_cast<int>(*elems - 1));
-        fetches[chain[level].loop].push_back(prefetch_l2(name, offset, loaded.type.bytes()));
+        Expr offset = slab->next_lo + Halide::min((flat * per + k) * static_cast<int>(line), static_cast<int>(slab->elems - 1));
+        fetches[chain[level].loop].push_back(prefetch_l2(name, offset, slab->type.bytes()));
       }
     }
     if (fetches.empty()) return op;
