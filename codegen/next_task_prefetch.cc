@@ -134,23 +134,34 @@ struct Slab {
   Halide::Type type;
 };
 
+// e's value when it is a constant. (as_const_int points into e's node, so the value is copied
+// out while e lives.)
+std::optional<int64_t> constant(const Expr &e) {
+  const int64_t *v = as_const_int(e);
+  return v ? std::optional<int64_t>(*v) : std::nullopt;
+}
+
+// The number of elements of a loaded range, when it has a constant upper bound.
+std::optional<int64_t> elements(const Interval &r) {
+  if (!r.is_bounded() || r.is_empty()) return std::nullopt;
+  return constant(find_constant_bound(simplify(r.max - r.min + 1), Direction::Upper));
+}
+
 // The slab of `name` worth fetching a task ahead, if any: one that depends on the task, tiles
 // the buffer task after task, fits kMaxSlabBytes, and that the first loop of `chain` re-reads.
 std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, const std::vector<Loop> &chain) {
   LoadedRange loaded(name);
   task->body.accept(&loaded);
-  if (!loaded.range.is_bounded() || loaded.range.is_empty()) return std::nullopt;
+  std::optional<int64_t> elems = elements(loaded.range);
+  if (!elems) return std::nullopt;
   Expr lo = simplify(loaded.range.min), hi = simplify(loaded.range.max);
   if (!expr_uses_var(lo, task->name) && !expr_uses_var(hi, task->name)) return std::nullopt;  // every task reads it
-  // (as_const_int points into its argument's node: the Exprs must outlive the pointers.)
-  Expr span = find_constant_bound(simplify(hi - lo + 1), Direction::Upper);
   Expr next_lo = simplify(substitute(task->name, Variable::make(Halide::Int(32), task->name) + 1, lo));
-  Expr step = simplify(next_lo - lo);
-  const int64_t *elems = as_const_int(span), *stride = as_const_int(step);
+  std::optional<int64_t> stride = constant(simplify(next_lo - lo));
   // A slab that tiles the buffer (a packed panel, a block of output channels). A task that reads
   // a column block of a row-major matrix spans nearly all of it; fetching that would evict what
   // the task computes with.
-  if (!elems || !stride || *stride <= 0 || *elems > 2 * *stride) return std::nullopt;
+  if (!stride || *stride <= 0 || *elems > 2 * *stride) return std::nullopt;
   if (*elems * loaded.type.bytes() > kMaxSlabBytes) return std::nullopt;
   // One iteration of the chain's outer loop reads half of it or more: a GEMM's panel, re-read by
   // every row block, waits for memory in the first one and hits the L2 after. A slab read once,
@@ -158,9 +169,7 @@ std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, cons
   // prefetchers as it is used.
   LoadedRange first(name);
   chain[0].loop->body.accept(&first);
-  if (!first.range.is_bounded() || first.range.is_empty()) return std::nullopt;
-  Expr first_span = find_constant_bound(simplify(first.range.max - first.range.min + 1), Direction::Upper);
-  const int64_t *first_elems = as_const_int(first_span);
+  std::optional<int64_t> first_elems = elements(first.range);
   if (!first_elems || 2 * *first_elems < *elems) return std::nullopt;
   return Slab{next_lo, *elems, loaded.type};
 }
