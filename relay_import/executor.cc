@@ -17,6 +17,7 @@
 #include "relay_import/passes/dead_code.h"
 #include "relay_import/passes/gemm_weight_layout.h"
 #include "relay_import/passes/matmul_flatten.h"
+#include "relay_import/passes/unit_axis_transpose.h"
 #include "relay_import/passes/layer_norm_fusion.h"
 #include "base/errors.h"
 
@@ -47,6 +48,7 @@ void run_graph_passes(Graph &g, const CompileOptions &options, CompileStats *sta
   st.nodes_imported = g.num_live_nodes();
   fold_constants(g);
   g.compact();
+  st.transposes_as_views = transposes_of_unit_axes_to_views(g);
   if (options.fuse_layer_norm) st.fused_layer_norms = fuse_layer_norms(g);
   if (options.fold_batch_norm) {
     st.folded_batch_norms = fold_batch_norms(g);
@@ -436,7 +438,7 @@ std::string CompiledModel::summary() const {
   const auto &s = stats_;
   os << "graph: " << graph_.source << " (opset " << graph_.opset << ")\n";
   os << "nodes: " << s.nodes_imported << " imported, " << s.nodes_after_passes << " after passes (" << s.folded_batch_norms
-     << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
+     << " batch norms folded, " << s.affine_batch_norms << " as Mul + Add, " << s.fused_layer_norms << " layer norms fused, " << s.transposes_as_views << " transposes as views, " << s.cse_removed << " CSE, " << s.dce_removed << " DCE)\n";
   os << "layout: " << s.blocked_convs << " convs in NCHW[b]c (" << s.winograd_convs << " by Winograd: "
      << s.winograd_f4_convs << " F(4x4, 3x3), " << s.winograd_convs - s.winograd_f4_convs << " F(2x2, 3x3)), "
      << s.layout_transforms << " layout transforms\n";

@@ -176,6 +176,7 @@ struct CompileStats {
   int folded_batch_norms = 0, folded_channel_scales = 0, cse_removed = 0, dce_removed = 0;
   int affine_batch_norms = 0;                     // batch norms no conv output feeds alone: Mul + Add
   int fused_layer_norms = 0;                      // passes/layer_norm_fusion.h
+  int transposes_as_views = 0;                    // passes/unit_axis_transpose.h
   int blocked_convs = 0, layout_transforms = 0;  // passes/blocked_layout.h
   int winograd_convs = 0, winograd_f4_convs = 0;  // passes/winograd.h: all, and those by F(4x4)
   std::vector<ConvForms> conv_forms;             // with record_ms or list_conv_forms: each eligible conv's two forms
