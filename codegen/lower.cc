@@ -8,6 +8,7 @@
 #include "codegen/nan_semantics.h"
 #include "codegen/next_task_prefetch.h"
 #include "codegen/vector_math.h"
+#include "base/cache_sizes.h"
 #include "base/errors.h"
 
 namespace tetune {
@@ -227,7 +228,7 @@ class Lowerer {
       std::set<std::string> packed;
       for (size_t i = 0; i < s_.inputs().size(); i++)
         if (packed_input.count(s_.inputs()[i].name())) packed.insert(out.params[i].name());
-      add_next_task_prefetch(out.pipeline, packed);
+      add_next_task_prefetch(out.pipeline, packed, max_prefetch_slab_bytes(host_cache_sizes().l2_bytes));
     }
     out.funcs = funcs_;
     return out;

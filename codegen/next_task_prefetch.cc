@@ -15,10 +15,8 @@ using Halide::Expr;
 constexpr int kLineBytes = 64;
 // At most this many prefetches per iteration of the loop that carries them.
 constexpr int64_t kMaxPerIteration = 4;
-// Larger slabs are not fetched: with the current task's own, they crowd the L2 (2 MiB on the
-// Xeons measured, 512 KiB-1 MiB on AMD Zen). ResNet-50's Winograd GEMMs, 1 MiB a task, ran
-// 1.1-1.4x slower with them.
-constexpr int64_t kMaxSlabBytes = 512 << 10;
+// The slab limit where the L2's size is unknown.
+constexpr int64_t kUnknownL2MaxSlabBytes = 512 << 10;
 
 // PREFETCHT1 of buffer[offset] (elements): into the L2, for reading. Halide
 // 14's own Call::prefetch emits PREFETCHNTA (LLVM locality 0), which fills
@@ -148,8 +146,9 @@ std::optional<int64_t> elements(const Interval &r) {
 }
 
 // The slab of `name` worth fetching a task ahead, if any: one that depends on the task, tiles
-// the buffer task after task, fits kMaxSlabBytes, and that the first loop of `chain` re-reads.
-std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, const std::vector<Loop> &chain) {
+// the buffer task after task, fits max_slab_bytes, and that the first loop of `chain` re-reads.
+std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, const std::vector<Loop> &chain,
+                                  int64_t max_slab_bytes) {
   LoadedRange loaded(name);
   task->body.accept(&loaded);
   std::optional<int64_t> elems = elements(loaded.range);
@@ -162,7 +161,7 @@ std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, cons
   // a column block of a row-major matrix spans nearly all of it; fetching that would evict what
   // the task computes with.
   if (!stride || *stride <= 0 || *elems > 2 * *stride) return std::nullopt;
-  if (*elems * loaded.type.bytes() > kMaxSlabBytes) return std::nullopt;
+  if (*elems * loaded.type.bytes() > max_slab_bytes) return std::nullopt;
   // One iteration of the chain's outer loop reads half of it or more: a GEMM's panel, re-read by
   // every row block, waits for memory in the first one and hits the L2 after. A slab read once,
   // part by part (a reduction over input channels outermost), is streamed by the hardware
@@ -176,11 +175,13 @@ std::optional<Slab> slab_to_fetch(const For *task, const std::string &name, cons
 
 class NextTaskPrefetch : public IRMutator {
  public:
-  explicit NextTaskPrefetch(const std::set<std::string> &weights) : weights_(weights) {}
+  NextTaskPrefetch(const std::set<std::string> &weights, int64_t max_slab_bytes)
+      : weights_(weights), max_slab_bytes_(max_slab_bytes) {}
 
  private:
   using IRMutator::visit;
   const std::set<std::string> &weights_;
+  const int64_t max_slab_bytes_;
 
   Stmt visit(const For *op) override {
     if (op->for_type != ForType::Parallel) return IRMutator::visit(op);
@@ -190,7 +191,7 @@ class NextTaskPrefetch : public IRMutator {
     if (chain.empty()) return op;
     std::map<const For *, std::vector<Stmt>> fetches;
     for (const std::string &name : weights_) {
-      std::optional<Slab> slab = slab_to_fetch(op, name, chain);
+      std::optional<Slab> slab = slab_to_fetch(op, name, chain, max_slab_bytes_);
       if (!slab) continue;
       const int64_t line = std::max(1, kLineBytes / slab->type.bytes());
       const int64_t lines = (slab->elems + line - 1) / line;
@@ -217,23 +218,27 @@ class NextTaskPrefetch : public IRMutator {
 // Halide calls a custom lowering pass's mutate(Stmt) on the whole statement.
 class Pass : public IRMutator {
  public:
-  explicit Pass(std::set<std::string> weights) : weights_(std::move(weights)) {}
-  Stmt mutate(const Stmt &s) override { return next_task_prefetch(s, weights_); }
+  Pass(std::set<std::string> weights, int64_t max_slab_bytes)
+      : weights_(std::move(weights)), max_slab_bytes_(max_slab_bytes) {}
+  Stmt mutate(const Stmt &s) override { return next_task_prefetch(s, weights_, max_slab_bytes_); }
   using IRMutator::mutate;
 
  private:
   std::set<std::string> weights_;
+  int64_t max_slab_bytes_;
 };
 
 }  // namespace
 
-Stmt next_task_prefetch(const Stmt &s, const std::set<std::string> &weights) {
-  return NextTaskPrefetch(weights).mutate(s);
+Stmt next_task_prefetch(const Stmt &s, const std::set<std::string> &weights, int64_t max_slab_bytes) {
+  return NextTaskPrefetch(weights, max_slab_bytes).mutate(s);
 }
 
-void add_next_task_prefetch(Halide::Pipeline &p, const std::set<std::string> &weights) {
-  if (!weights.empty()) p.add_custom_lowering_pass(new Pass(weights));
+void add_next_task_prefetch(Halide::Pipeline &p, const std::set<std::string> &weights, int64_t max_slab_bytes) {
+  if (!weights.empty()) p.add_custom_lowering_pass(new Pass(weights, max_slab_bytes));
 }
+
+int64_t max_prefetch_slab_bytes(int64_t l2_bytes) { return l2_bytes > 0 ? l2_bytes / 2 : kUnknownL2MaxSlabBytes; }
 
 }  // namespace codegen
 }  // namespace tetune

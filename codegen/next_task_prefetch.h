@@ -12,9 +12,9 @@
 // thread a contiguous range of task indices, so that task is index + 1.
 //
 // Which slabs: those that depend on the task index, tile the buffer task
-// after task (at most twice the distance to the next task's), are at most
-// 512 KiB, and that one iteration of the task's outer loop reads at least half
-// of (re-read, not streamed through once).
+// after task (at most twice the distance to the next task's), fit
+// max_prefetch_slab_bytes (half a core's L2), and that one iteration of the
+// task's outer loop reads at least half of (re-read, not streamed through once).
 //
 // Where the prefetches go: the chain of loops down to a task's busiest
 // innermost loop (the one run most often); the outermost loop of that chain
@@ -25,6 +25,7 @@
 // fetched in part.)
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -39,10 +40,22 @@ namespace codegen {
  * names of the input buffers it may prefetch (the lowering names its
  * prepacked inputs); nothing is added when it is empty.
  */
-void add_next_task_prefetch(Halide::Pipeline &p, const std::set<std::string> &weights);
+void add_next_task_prefetch(Halide::Pipeline &p, const std::set<std::string> &weights, int64_t max_slab_bytes);
 
 /** The pass on one lowered statement (tests). */
-Halide::Internal::Stmt next_task_prefetch(const Halide::Internal::Stmt &s, const std::set<std::string> &weights);
+Halide::Internal::Stmt next_task_prefetch(const Halide::Internal::Stmt &s, const std::set<std::string> &weights,
+                                          int64_t max_slab_bytes);
+
+/**
+ * The largest slab (bytes) worth fetching a task ahead on a core with an L2 of
+ * l2_bytes (0: unknown): half of it, so that the next task's slab and the
+ * current one's fit beside each other; 512 KiB when unknown.
+ * Measured (bench/RESULTS.md, thirty-second and thirty-third sessions): on a
+ * Xeon with 2 MiB a core, BERT-base's MLP down-projection, 768 KiB of panels a
+ * task, ran 6% faster fetched; every constant input fetched at up to 1 MiB,
+ * ResNet-50's Winograd GEMMs (1 MiB a task) ran 1.1-1.4x slower.
+ */
+int64_t max_prefetch_slab_bytes(int64_t l2_bytes);
 
 }  // namespace codegen
 }  // namespace tetune

@@ -190,7 +190,7 @@ void add_tune_model_command(CLI::App &app) {
     if (o.cache_by_weights) {
       const std::vector<autotune::CacheState> states = autotune::timing_states(tasks, o);
       const auto flushed = std::count(states.begin(), states.end(), autotune::CacheState::kModel);
-      const autotune::CacheSizes caches = autotune::host_cache_sizes();
+      const CacheSizes caches = host_cache_sizes();
       std::fprintf(stderr,
                    "tune: --cache auto: %d tasks timed with their weights flushed (weights above the %.1f MiB L2, the "
                    "model's above the %.1f MiB L3), %d warm\n",

@@ -18,7 +18,7 @@
 #include <limits>
 #include <set>
 
-#include "autotune/measure/cache_sizes.h"
+#include "base/cache_sizes.h"
 #include "codegen/kernel.h"
 #include "runtime/child_process.h"
 #include "schedule/trace.h"

@@ -23,6 +23,9 @@ using Halide::Expr;
 
 Expr var(const std::string &n) { return Variable::make(Halide::Int(32), n); }
 
+// The slab limit of a core with a 1 MiB L2 (Skylake-SP, Zen 4).
+const int64_t kLimit = codegen::max_prefetch_slab_bytes(1 << 20);
+
 // parallel for t in [0, tasks): for i in [0, rows): for k in [0, ks):
 //   out[(t * rows + i) * lanes + 0..lanes) = w[w_index(t, k) + 0..lanes)
 Stmt task_loops(int tasks, int rows, int ks, int lanes, const Expr &w_index) {
@@ -92,7 +95,7 @@ std::set<int64_t> range(int64_t lo, int64_t n) {
 
 TEST(NextTaskPrefetch, EachTaskFetchesEveryLineOfTheNextTasksSlab) {
   // Task t reads w[t * 1024, (t + 1) * 1024): 64 lines, more than its 8 rows can carry 4 at a time.
-  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 16, (var("t") * 64 + var("k")) * 16), {"w"});
+  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 16, (var("t") * 64 + var("k")) * 16), {"w"}, kLimit);
   std::vector<Prefetch> ps = prefetches(s);
   ASSERT_EQ(ps.size(), 1u) << s;
   EXPECT_EQ(ps[0].loop, "k") << "64 lines need the innermost loop";
@@ -101,7 +104,7 @@ TEST(NextTaskPrefetch, EachTaskFetchesEveryLineOfTheNextTasksSlab) {
 
 TEST(NextTaskPrefetch, ASmallSlabIsFetchedOutsideTheInnermostLoop) {
   // Task t reads w[t * 64, (t + 1) * 64): 4 lines; the row loop runs 8 times per task.
-  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 1, var("t") * 64 + var("k")), {"w"});
+  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 1, var("t") * 64 + var("k")), {"w"}, kLimit);
   std::vector<Prefetch> ps = prefetches(s);
   ASSERT_EQ(ps.size(), 1u) << s;
   EXPECT_EQ(ps[0].loop, "i");
@@ -110,7 +113,7 @@ TEST(NextTaskPrefetch, ASmallSlabIsFetchedOutsideTheInnermostLoop) {
 
 TEST(NextTaskPrefetch, ALargeSlabTakesSeveralLinesPerIteration) {
   // Every row of task t reads its 32 lines; the row loop runs 8 times: 4 lines each time.
-  Stmt s = codegen::next_task_prefetch(task_loops(3, 8, 32, 16, (var("t") * 32 + var("k")) * 16), {"w"});
+  Stmt s = codegen::next_task_prefetch(task_loops(3, 8, 32, 16, (var("t") * 32 + var("k")) * 16), {"w"}, kLimit);
   std::vector<Prefetch> ps = prefetches(s);
   ASSERT_EQ(ps.size(), 4u) << s;
   for (const Prefetch &p : ps) EXPECT_EQ(p.loop, "i");
@@ -120,23 +123,34 @@ TEST(NextTaskPrefetch, ALargeSlabTakesSeveralLinesPerIteration) {
 TEST(NextTaskPrefetch, ASlabReadOncePartByPartIsNotFetched) {
   // Row i of task t reads lines [32 t + 4 i, 32 t + 4 i + 4): the slab streams through the task
   // once, as a reduction over input channels outermost reads a convolution's weights.
-  Stmt s = codegen::next_task_prefetch(task_loops(3, 8, 4, 16, (var("t") * 32 + var("i") * 4 + var("k")) * 16), {"w"});
+  Stmt s = codegen::next_task_prefetch(task_loops(3, 8, 4, 16, (var("t") * 32 + var("i") * 4 + var("k")) * 16), {"w"}, kLimit);
   EXPECT_TRUE(prefetches(s).empty()) << s;
 }
 
 TEST(NextTaskPrefetch, OnlyWeightsThatDifferByTaskAreFetched) {
   Stmt shared = task_loops(4, 8, 64, 16, var("k") * 16);
-  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(shared, {"w"})).empty()) << "every task reads the same slab";
+  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(shared, {"w"}, kLimit)).empty()) << "every task reads the same slab";
   Stmt own = task_loops(4, 8, 64, 16, (var("t") * 64 + var("k")) * 16);
-  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(own, {})).empty()) << "w is not named a weight";
-  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(own, {"out", "x"})).empty());
+  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(own, {}, kLimit)).empty()) << "w is not named a weight";
+  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(own, {"out", "x"}, kLimit)).empty());
 }
 
 TEST(NextTaskPrefetch, AColumnBlockOfARowMajorMatrixIsNotFetched) {
   // Task t reads columns [16 t, 16 t + 16) of a 64-row matrix of 64 columns: its span is nearly
   // the whole matrix, 16 times the distance to the next task's block.
-  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 16, (var("k") * 4 + var("t")) * 16), {"w"});
+  Stmt s = codegen::next_task_prefetch(task_loops(4, 8, 64, 16, (var("k") * 4 + var("t")) * 16), {"w"}, kLimit);
   EXPECT_TRUE(prefetches(s).empty()) << s;
+}
+
+TEST(NextTaskPrefetch, ASlabIsFetchedWhereHalfTheL2HoldsIt) {
+  // Task t reads w[t * 196608, (t + 1) * 196608): 768 KiB, 12288 lines, one a row's k iteration.
+  Stmt loops = task_loops(3, 2, 12288, 16, (var("t") * 12288 + var("k")) * 16);
+  EXPECT_TRUE(prefetches(codegen::next_task_prefetch(loops, {"w"}, kLimit)).empty()) << "a 1 MiB L2";
+  std::vector<Prefetch> ps = prefetches(codegen::next_task_prefetch(loops, {"w"}, codegen::max_prefetch_slab_bytes(2 << 20)));
+  ASSERT_EQ(ps.size(), 1u) << "a 2 MiB L2";
+  EXPECT_EQ(ps[0].loop, "k");
+  EXPECT_EQ(lines_fetched_by_task(ps, 0, 2, 12288), range(12288, 12288));
+  EXPECT_EQ(codegen::max_prefetch_slab_bytes(0), 512 << 10) << "unknown L2";
 }
 
 TEST(NextTaskPrefetch, KernelComputesTheSameBits) {

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "autotune/measure/cache_sizes.h"
+#include "base/cache_sizes.h"
 #include "model_tuning/model_tuning.h"
 #include "te/ops/matmul.h"
 

@@ -1,10 +1,9 @@
-#include "autotune/measure/cache_sizes.h"
+#include "base/cache_sizes.h"
 
 #include <cctype>
 #include <fstream>
 
 namespace tetune {
-namespace autotune {
 
 namespace {
 std::string read_line(const std::string &path) {
@@ -44,5 +43,4 @@ CacheSizes host_cache_sizes() {
   return c;
 }
 
-}  // namespace autotune
 }  // namespace tetune

@@ -1,12 +1,12 @@
 // The host's data cache sizes, which decide how a task is timed inside a
-// model (model_tuning.h: where its weights come from on each inference).
+// model (model_tuning.h: where its weights come from on each inference) and
+// how much of its weights a GEMM fetches ahead (codegen/next_task_prefetch.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace tetune {
-namespace autotune {
 
 struct CacheSizes {
   int64_t l2_bytes = 0;  // the unified L2 of one core; 0 when unknown
@@ -24,5 +24,4 @@ CacheSizes host_cache_sizes();
 /** A sysfs cache size ("1024K", "32M", "512") in bytes; 0 for text it cannot read. */
 int64_t parse_cache_size(const std::string &text);
 
-}  // namespace autotune
 }  // namespace tetune
