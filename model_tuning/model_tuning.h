@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/measure/cache_sizes.h"
+#include "base/cache_sizes.h"
 #include "autotune/measure/measure.h"
 #include "autotune/measure/record_store.h"
 #include "workload/task.h"
