@@ -10,6 +10,11 @@
 //    one of its inputs of the same shape as its output, unless that would
 //    create a cycle between groups; otherwise it starts a group (and later
 //    elementwise nodes may join it).
+//  * A Transpose, Split or Slice (one data input) joins the group that
+//    produces its input when that group only moves data too (Transpose,
+//    Split, Slice) and nothing else reads the value: BERT's Transpose then
+//    Split of Q, K and V become one kernel that writes the three pieces, not a
+//    transposed copy and then the pieces.
 //  * View nodes (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) form
 //    groups of their own that the executor runs as a reshape, without a kernel.
 // A group's outputs are the values it produces that are read outside it or
