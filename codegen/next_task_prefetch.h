@@ -48,12 +48,10 @@ Halide::Internal::Stmt next_task_prefetch(const Halide::Internal::Stmt &s, const
 
 /**
  * The largest slab (bytes) worth fetching a task ahead on a core with an L2 of
- * l2_bytes (0: unknown): half of it, so that the next task's slab and the
- * current one's fit beside each other; 512 KiB when unknown.
- * Measured (bench/RESULTS.md, thirty-second and thirty-third sessions): on a
- * Xeon with 2 MiB a core, BERT-base's MLP down-projection, 768 KiB of panels a
- * task, ran 6% faster fetched; every constant input fetched at up to 1 MiB,
- * ResNet-50's Winograd GEMMs (1 MiB a task) ran 1.1-1.4x slower.
+ * l2_bytes (0: unknown): half of it, so that the next task's slab fits beside
+ * the current one's; 512 KiB when unknown. (Larger slabs crowded out what the
+ * current task computes with; the measurements behind both bounds are in
+ * bench/RESULTS.md, thirty-second and thirty-third sessions.)
  */
 int64_t max_prefetch_slab_bytes(int64_t l2_bytes);
 

@@ -52,27 +52,25 @@ bool moves_data_only(const std::string &op) { return op == "Transpose" || op == 
 // The group that data-movement node n joins, or -1: its data input's producer group when that
 // group only moves data too and nothing else reads the value (a Transpose then a Split: one
 // kernel reads the input once and writes the pieces, with no transposed copy in between).
-int data_movement_producer(const Graph &g, const Builder &b, const Node &n, const FusionOptions &options) {
+int data_movement_producer(const Graph &g, const ValueReaders &readers, const Builder &b, const Node &n,
+                           const FusionOptions &options) {
   if (n.inputs.empty() || n.inputs[0] < 0) return -1;
   for (size_t i = 1; i < n.inputs.size(); i++)
     if (n.inputs[i] >= 0 && !g.values[n.inputs[i]].is_const()) return -1;
   const int v = n.inputs[0];
+  if (readers.only(g, v) < 0) return -1;
   const int G = b.producer_group(v);
   if (G < 0 || b.kind[G] != OpPattern::Injective || static_cast<int>(b.members[G].size()) >= options.max_group_nodes) return -1;
   for (int m : b.members[G])
     if (!moves_data_only(g.nodes[m].op)) return -1;
-  if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) return -1;
-  int readers = 0;
-  for (const Node &c : g.nodes)
-    if (!c.dead)
-      for (int in : c.inputs) readers += in == v;
-  return readers == 1 ? G : -1;
+  return G;
 }
 
 }  // namespace
 
 std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options) {
   Builder b{g, std::vector<int>(g.nodes.size(), -1), {}, {}};
+  const ValueReaders readers(g);
   std::vector<int> order = g.topo_order();
   for (int id : order) {
     const Node &n = g.nodes[id];
@@ -97,7 +95,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
         }
       }
     }
-    if (join < 0 && options.fuse && moves_data_only(n.op)) join = data_movement_producer(g, b, n, options);
+    if (join < 0 && options.fuse && moves_data_only(n.op)) join = data_movement_producer(g, readers, b, n, options);
     if (join < 0) {
       join = static_cast<int>(b.members.size());
       b.members.emplace_back();
