@@ -12,6 +12,21 @@ std::string read_line(const std::string &path) {
   std::getline(f, s);
   return s;
 }
+
+CacheSizes read_host_cache_sizes() {
+  CacheSizes c;
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index";
+  for (int i = 0; i < 8; i++) {
+    const std::string base = dir + std::to_string(i) + "/";
+    const std::string level = read_line(base + "level"), type = read_line(base + "type");
+    if (level.empty()) continue;
+    if (type != "Unified" && type != "Data") continue;
+    const int64_t bytes = parse_cache_size(read_line(base + "size"));
+    if (level == "2") c.l2_bytes = bytes;
+    if (level == "3") c.l3_bytes = bytes;
+  }
+  return c;
+}
 }  // namespace
 
 int64_t parse_cache_size(const std::string &text) {
@@ -29,18 +44,8 @@ int64_t parse_cache_size(const std::string &text) {
 }
 
 CacheSizes host_cache_sizes() {
-  CacheSizes c;
-  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index";
-  for (int i = 0; i < 8; i++) {
-    const std::string base = dir + std::to_string(i) + "/";
-    const std::string level = read_line(base + "level"), type = read_line(base + "type");
-    if (level.empty()) continue;
-    if (type != "Unified" && type != "Data") continue;
-    const int64_t bytes = parse_cache_size(read_line(base + "size"));
-    if (level == "2") c.l2_bytes = bytes;
-    if (level == "3") c.l3_bytes = bytes;
-  }
-  return c;
+  static const CacheSizes sizes = read_host_cache_sizes();
+  return sizes;
 }
 
 }  // namespace tetune

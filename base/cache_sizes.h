@@ -17,7 +17,8 @@ struct CacheSizes {
  * This machine's sizes, from Linux's /sys/devices/system/cpu/cpu0/cache/index*
  * (level, type, size). sysconf's _SC_LEVEL3_CACHE_SIZE is not used: in a VM it
  * reported the host's 384 MiB where the guest's L3 slice is 32 MiB. Unknown
- * levels stay 0; never raises.
+ * levels stay 0; never raises. Read once per process: every kernel lowering
+ * asks (codegen/lower.cc), thousands of times in a tune.
  */
 CacheSizes host_cache_sizes();
 
