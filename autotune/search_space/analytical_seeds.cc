@@ -54,6 +54,11 @@ namespace {
 
 constexpr int64_t kReduceUnroll = 4;
 constexpr int64_t kParGrain = 16;
+// Work (points times reduce extents, over the DAG) below which its simple
+// stages run on one thread: handing a parallel loop to the other threads costs microseconds,
+// more than such a stage computes (bench/RESULTS.md, 2026-11-25 third
+// session and 2026-12-06 thirty-fourth).
+constexpr int64_t kSerialWork = 8192;
 // The attach point of a pad computed at its window consumer (rule_inline.cc): inside its spatial tile.
 constexpr int64_t kPadAt = 1;
 // A core's L2 on the x86-64 CPUs tetune targets (Zen 4, Skylake-SP: 1 MiB; a
@@ -161,15 +166,31 @@ bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage
   return true;
 }
 
+// The work of a DAG: the points of its compute stages times their reduce
+// extents, summed (a stage computed inside another shares its loops).
+int64_t dag_work(const ss::Graph &g) {
+  int64_t total = 0;
+  for (const StageInfo &st : g.stages) {
+    if (st.kind != StageInfo::Compute) continue;
+    int64_t w = 1;
+    for (int64_t e : st.shape) w *= e;
+    for (const auto &r : st.reduce_axes) w *= r.extent;
+    total += w;
+  }
+  return total;
+}
+
 // A simple stage runs in parallel over its fewest outer loops (outside the
 // tiles it unrolls) that give kParGrain tasks per thread, the loops inside
-// them whole in each task. Fused
+// them whole in each task; serially where the whole DAG's work is below
+// kSerialWork. Fused
 // with the parallel loop, an inner loop recomputes its indices by division at
 // every iteration, and what its body computes from the outer ones alone is no
 // longer hoisted: a Winograd input transform (64 channels at 56x56), when
 // its points e were its outer loop, ran 2.2x slower with all 4 loops fused
 // than in parallel over (e, c) (bench/RESULTS.md, thirteenth session).
 int64_t simple_parallel_loops(const ss::Graph &g, const Sketch &s, const ss::ChoiceSpec &ch) {
+  if (dag_work(g) < kSerialWork && ch.values.front() == 0) return 0;
   const std::vector<int64_t> loops = ss::simple_outer_extents(g, s.plan(ch.stage));
   const int64_t wanted = kParGrain * std::max(1, g.threads);
   int64_t tasks = 1;

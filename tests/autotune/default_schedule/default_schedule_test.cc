@@ -229,6 +229,42 @@ TEST(DefaultSchedule, LongRowsReducedAlongTheRowKeepNaN) {
 
 // Integer DAGs keep the elementwise default (Halide 14 mis-lowers their
 // inlined casts inside a vectorized accumulator) and still equal the reference.
+bool any_parallel_loop(const Schedule &s) {
+  for (const auto &st : s.stages())
+    for (const auto &l : st.leaves)
+      if (l.annotation == "parallel") return true;
+  return false;
+}
+
+// A DAG of little work (an LSTM step's Gather of one 1024-float row) runs on
+// one thread: a parallel loop's hand-off costs more than it computes. The
+// rule counts the whole DAG, so a one-row product over a long reduction
+// stays parallel.
+TEST(DefaultSchedule, LittleWorkRunsOnOneThread) {
+  struct Shape {
+    int64_t rows;
+    bool parallel;
+  };
+  for (Shape sh : {Shape{1, false}, Shape{4, false}, Shape{16, true}}) {
+    Tensor x = placeholder({sh.rows, 1024}, float32(), "x");
+    Tensor y = compute({sh.rows, 1024}, [&](const std::vector<Var> &i) { return exp(x(i[0], i[1])) * Expr(0.5f); }, "y");
+    Task task = make_task("scale", {y}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(std::to_string(sh.rows) + " rows: " + choice.detail);
+    EXPECT_EQ(any_parallel_loop(choice.schedule), sh.parallel);
+    expect_equals_reference(task, choice.schedule);
+  }
+  Tensor a = placeholder({1, 2048}, float32(), "a"), b = placeholder({2048, 1000}, float32(), "b");
+  Tensor bias = placeholder({1000}, float32(), "bias");
+  Tensor mm = ops::matmul(a, b);
+  Tensor out = compute({1, 1000}, [&](const std::vector<Var> &i) { return mm(i[0], i[1]) + bias(i[1]); }, "out");
+  Task gemv = make_task("gemv_bias", {out}, Target{}, 2);
+  ScheduleChoice choice = analytical_schedule(gemv);
+  SCOPED_TRACE(choice.detail);
+  EXPECT_TRUE(any_parallel_loop(choice.schedule));
+  expect_equals_reference(gemv, choice.schedule);
+}
+
 TEST(DefaultSchedule, IntegerMatmulKeepsTheElementwiseDefault) {
   Tensor a = placeholder({9, 21}, uint8(), "a"), b = placeholder({21, 34}, uint8(), "b");
   Tensor za = placeholder({}, uint8(), "za"), zb = placeholder({}, uint8(), "zb");
