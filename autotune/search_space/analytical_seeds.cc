@@ -145,25 +145,53 @@ bool inline_narrow_pad(const ss::Graph &g, const Sketch &s, const std::string &s
   });
 }
 
+// The only consumer of `stage`, when it is a tiled stage reducing over a
+// window alone (a depthwise conv); else null.
+const StageInfo *window_alone_reader(const ss::Graph &g, const Sketch &s, const std::string &stage) {
+  auto it = g.consumers.find(stage);
+  if (it == g.consumers.end() || it->second.size() != 1) return nullptr;
+  const std::string &c = it->second.front();
+  if (s.plan(c).kind != ss::PlanKind::Tiled) return nullptr;
+  const StageInfo &st = g.stage(c);
+  if (!st.is_reduction()) return nullptr;
+  for (const auto &r : st.reduce_axes)
+    if (r.extent > ss::kWholeWindow) return nullptr;
+  return &st;
+}
+
+// The pad of a depthwise conv in a blocked layout (NCHW16c: the padding
+// leaves the innermost axis, the channel lanes, as the conv's output has it)
+// is inlined where that is cheaper than a padded copy at root or at the
+// conv's tiles: inlined, every tap of every output pays a bounds test (on
+// whole vectors); the copy costs a pass over the padded input. So inlined
+// with a window of at most 3x3 taps, with a stride (the input is larger than
+// the output), or with an output of at most 14x14 (most windows touch the
+// border). Measured on the 38 depthwise convs of MobileNetV3-Large,
+// EfficientNet-B0 and PP-OCRv4 det, 2 threads: a 5x5 window at stride 1 over
+// 28x28 or 40x40 outputs ran 15-25% slower inlined, the others mostly faster
+// (bench/RESULTS.md, thirty-fourth session).
+constexpr int64_t kInlinePadMaxTaps = 9;
+constexpr int64_t kInlinePadMaxPoints = 14 * 14;
+bool inline_blocked_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
+  const StageInfo *conv = window_alone_reader(g, s, stage);
+  const Shape &pad = g.stage(stage).tensor.shape();
+  if (!conv || pad.size() != 5 || conv->shape.size() != 5 || conv->reduce_axes.size() != 2) return false;
+  if (pad.back() != conv->shape.back() || pad.back() <= 1) return false;  // the lanes are padded (NCHW)
+  const int64_t kh = conv->reduce_axes[0].extent, kw = conv->reduce_axes[1].extent;
+  const bool strided = pad[2] - (kh - 1) > conv->shape[2] || pad[3] - (kw - 1) > conv->shape[3];
+  return kh * kw <= kInlinePadMaxTaps || strided || conv->shape[2] * conv->shape[3] <= kInlinePadMaxPoints;
+}
+
 // A stage larger than a core's L2 whose only consumer is a tiled stage
-// reducing over a window alone (a depthwise conv's pad at 112x112): computed
-// at the consumer's tile, where it is recomputed only for the window's halo.
-// At root it would be a padded copy of the input written and read back through
-// memory: in a model, where other kernels run in between, its lines are cold
-// (MobileNetV3's stride-2 depthwise conv of 64x112x112: 0.63 -> 0.35 ms at 1
-// thread). A smaller one stays at root, where it ran faster.
+// reducing over a window alone (an NCHW depthwise conv's pad at 112x112):
+// computed at the consumer's tile, where it is recomputed only for the
+// window's halo. At root it would be a padded copy of the input written and
+// read back through memory: in a model, where other kernels run in between,
+// its lines are cold (MobileNetV3's stride-2 depthwise conv of 64x112x112:
+// 0.63 -> 0.35 ms at 1 thread). A smaller one stays at root, where it ran faster.
 bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   const Tensor &pad = g.stage(stage).tensor;
-  if (pad.size() * pad.dtype().bytes() <= kL2Bytes) return false;
-  auto it = g.consumers.find(stage);
-  if (it == g.consumers.end() || it->second.size() != 1) return false;
-  const std::string &c = it->second.front();
-  if (s.plan(c).kind != ss::PlanKind::Tiled) return false;
-  const StageInfo &st = g.stage(c);
-  if (!st.is_reduction()) return false;
-  for (const auto &r : st.reduce_axes)
-    if (r.extent > ss::kWholeWindow) return false;
-  return true;
+  return pad.size() * pad.dtype().bytes() > kL2Bytes && window_alone_reader(g, s, stage);
 }
 
 // The work of a DAG: the points of its compute stages times their reduce
@@ -216,8 +244,8 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc"))
-      v = pad_at_window(g, s, ch.stage)                                     ? 2
-          : inline_narrow_pad(g, s, ch.stage) && ch.values.front() == 0 ? 0
+      v = (inline_narrow_pad(g, s, ch.stage) || inline_blocked_pad(g, s, ch.stage)) && ch.values.front() == 0 ? 0
+          : pad_at_window(g, s, ch.stage)                                   ? 2
           : read_by_tiled(g, s, ch.stage)                                   ? 1
                                                                             : ch.values.front();
     else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);

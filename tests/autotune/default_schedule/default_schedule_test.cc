@@ -176,6 +176,36 @@ TEST(DefaultSchedule, PadPlacementAndPoolLanes) {
   }
 }
 
+// A blocked (NCHW16c) depthwise conv's pad leaves the channel lanes alone:
+// it is inlined into a 3x3 window, a strided one, or a small output, not into
+// a 5x5 window over 28x28 at stride 1; the conv equals the reference either
+// way. An NCHW one's pad, which pads the vector axis, is not inlined.
+TEST(DefaultSchedule, BlockedDepthwisePadInlinedWhereCheaper) {
+  struct Case {
+    int64_t hw, k, stride;
+    bool inlined;
+  };
+  for (Case c : {Case{14, 3, 1, true}, Case{15, 5, 2, true}, Case{130, 3, 2, true}, Case{14, 5, 1, true},
+                 Case{28, 5, 1, false}}) {
+    Tensor x = placeholder({1, 4, c.hw, c.hw, 16}, float32(), "x"), w = placeholder({4, c.k, c.k, 16}, float32(), "w");
+    const int64_t p = c.k / 2;
+    Task task = make_task("dw", {ops::depthwise_conv2d_nchwc(x, w, {c.stride, c.stride}, {p, p, p, p})}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(std::to_string(c.hw) + "x" + std::to_string(c.hw) + " " + std::to_string(c.k) + "x" +
+                 std::to_string(c.k) + ": " + choice.detail);
+    const StageInfo *pad = stage_ending(choice.schedule, "pad");
+    ASSERT_NE(pad, nullptr);
+    EXPECT_EQ(pad->attach.kind == Attach::Inline, c.inlined);
+    expect_equals_reference(task, choice.schedule);
+  }
+  Tensor x = placeholder({1, 32, 31, 31}, float32(), "x"), w = placeholder({32, 1, 3, 3}, float32(), "w");
+  Task task = make_task("dw", {ops::conv2d(x, w, Tensor(), {2, 2}, {1, 1, 1, 1}, {1, 1}, 32)}, Target{}, 2);
+  ScheduleChoice choice = analytical_schedule(task);
+  const StageInfo *pad = stage_ending(choice.schedule, "pad");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_NE(pad->attach.kind, Attach::Inline) << choice.detail;
+}
+
 // A task without a seed (a max pool over NCHW16c) gets the elementwise
 // default in the target's fp32 lanes: one 16-lane vector per channel block on
 // AVX-512, 8 lanes on AVX2; equal to the reference either way.
