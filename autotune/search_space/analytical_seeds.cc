@@ -33,10 +33,12 @@
 //    blocked conv with a window holds 2 output-channel blocks on AVX-512.
 // Every other choice of the sketch gets its analytical value (fill_choices):
 // elementwise stages vectorized and parallel over their fewest outer loops
-// that give 16 tasks per thread (simple_parallel_loops), parallel grain 16
-// tasks per thread, tiled stages parallel over every S0
-// loop. The models fix structure, not exact sizes: the search then moves
-// factors, and measurement decides.
+// that give 16 tasks per thread, or serial in a DAG of little work
+// (simple_parallel_loops), parallel grain 16 tasks per thread, tiled stages
+// parallel over every S0 loop, a window's pad inlined, at root or at the
+// window's tiles (inline_narrow_pad, inline_blocked_pad, pad_at_window,
+// read_by_tiled). The models fix structure, not exact sizes: the search then
+// moves factors, and measurement decides.
 #include <algorithm>
 #include <optional>
 
@@ -55,9 +57,9 @@ namespace {
 constexpr int64_t kReduceUnroll = 4;
 constexpr int64_t kParGrain = 16;
 // Work (points times reduce extents, over the DAG) below which its simple
-// stages run on one thread: handing a parallel loop to the other threads costs microseconds,
-// more than such a stage computes (bench/RESULTS.md, 2026-11-25 third
-// session and 2026-12-06 thirty-fourth).
+// stages run on one thread: handing a parallel loop to the other threads
+// costs microseconds, more than such a DAG computes (bench/RESULTS.md,
+// 2026-11-25 third session and 2026-12-06 thirty-fourth).
 constexpr int64_t kSerialWork = 8192;
 // The attach point of a pad computed at its window consumer (rule_inline.cc): inside its spatial tile.
 constexpr int64_t kPadAt = 1;
@@ -245,10 +247,11 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc"))
       v = (inline_narrow_pad(g, s, ch.stage) || inline_blocked_pad(g, s, ch.stage)) && ch.values.front() == 0 ? 0
-          : pad_at_window(g, s, ch.stage)                                   ? 2
+          : pad_at_window(g, s, ch.stage) || ss::row_form_related(g, s, ch.stage) ? 2
           : read_by_tiled(g, s, ch.stage)                                   ? 1
                                                                             : ch.values.front();
     else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);
+    else if (ends_with(ch.name, ".at") && ss::row_form_related(g, s, ch.stage)) v = ss::kAtRow;
     c.params[ch.name] = v;
   }
   return c;

@@ -63,13 +63,22 @@ bool few_points(const StageInfo &st) {
 }
 
 // The row form's lane counts for rows of e: 64, 32, 16 (at most half the
-// row) where they divide e; with a guarded tail, a partial vector per row,
-// only on rows of at least kMinReduce, which amortize it (ViT's 197-column
-// softmax ran slower so, BERT's 128 columns faster; bench/RESULTS.md).
+// row) where they divide e, or, with a guarded tail (a partial vector per
+// row), on rows of at least kMinReduce. A shorter row that none divides but
+// that holds kMinFullVectors vectors (ViT's 197 columns) gets them smallest
+// first: its guarded tail is then one partial 16-lane vector. With the row's
+// stages at the output's row (kAtRow), ViT's softmax ran 0.27 -> 0.20 ms with
+// 16 lanes, 0.24 with 64; Swin-T's 49 columns (3 vectors and one lane) ran
+// 12% slower than without the row form (bench/RESULTS.md, thirty-fourth
+// session).
+constexpr int64_t kMinFullVectors = 8;
 std::vector<int64_t> row_factors(int64_t e) {
   std::vector<int64_t> f;
   for (int64_t v : {4 * kMaxVector, 2 * kMaxVector, kMaxVector})
     if (2 * v <= e && (e % v == 0 || e >= kMinReduce)) f.push_back(v);
+  if (f.empty() && e >= kMinFullVectors * kMaxVector)
+    for (int64_t v : {kMaxVector, 2 * kMaxVector, 4 * kMaxVector})
+      if (2 * v <= e) f.push_back(v);
   return f;
 }
 
@@ -102,7 +111,7 @@ class RuleRfactor : public SketchRule {
     StagePlan &p = out.plan(stage);
     p.kind = PlanKind::RFactor;
     p.rf_rows = row_lanes(g.stage(stage));
-    p.loc_choice = false;
+    p.loc_choice = p.rf_rows && !g.stage(stage).is_output;  // the row form may go at its consumer's row
     p.cache_write = false;
     p.consumer.clear();
     return {out};
@@ -112,18 +121,31 @@ class RuleRfactor : public SketchRule {
 
 std::unique_ptr<SketchRule> make_rule_rfactor() { return std::make_unique<RuleRfactor>(); }
 
+bool row_form_related(const Graph &g, const Sketch &s, const std::string &stage) {
+  auto row_form = [&](const std::string &st) {
+    const StagePlan &p = s.plan(st);
+    return p.kind == PlanKind::RFactor && p.rf_rows;
+  };
+  if (row_form(stage)) return true;
+  auto it = g.consumers.find(stage);
+  return it != g.consumers.end() && std::any_of(it->second.begin(), it->second.end(), row_form);
+}
+
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   int j = rfactor_axis(st);
   if (j < 0) return;
   s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(p.rf_rows, st.reduce_axes[j].extent), {}});
-  if (p.rf_rows) add_par_grain_param(p.stage, s);
+  if (p.rf_rows) {
+    add_par_grain_param(p.stage, s);
+    add_location_params(g, p, s);
+  }
   else s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
 }
 
 namespace {
 // The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
-void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f) {
+void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f, bool at) {
   const std::string &S = st.name;
   const std::string ki = in.split(S, axis, f, tail_for(st.reduce_axes[0].extent, f, false)).second;
   const std::string rf = in.sch.rfactor(S, ki);
@@ -139,7 +161,7 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
   for (const auto &l : in.sch.stage(S).leaves) (l.is_reduce ? lanes : points).push_back(l.name);
   if (lanes.size() == 1) in.sch.vectorize(S, lanes.front());  // one horizontal reduction per point
   if (points.empty()) return;
-  fuse_parallel(in, S, points, static_cast<int>(points.size()));
+  if (!at) fuse_parallel(in, S, points, static_cast<int>(points.size()));  // at a consumer's row: inside its parallel loop
   in.sch.compute_at(rf, S, points.back());
   in.placed[S].attach_points.push_back(points.front());
 }
@@ -159,7 +181,8 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   int64_t f = in.param(S + ".rf.factor", fs.front());
   if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
   if (p.rf_rows) {
-    instantiate_row_lanes(in, st, axis, f);
+    bool inlined = false;  // a reduction is never inlined
+    instantiate_row_lanes(in, st, axis, f, place_stage(in, p, inlined));
     return;
   }
   const bool inner = in.param(S + ".rf.side", 0) == 0;

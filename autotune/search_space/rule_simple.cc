@@ -134,7 +134,10 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
     // every read is clamped: so only a pad is vectorized there (ShiftInwards).
     // Measured on conv C64 56x56, 2 threads: its pad vectorized at the conv's
     // reduce tile ran the conv in 0.73-0.75 ms against 0.80 ms with LLVM's gathers.
-    if ((!at || reads_only_guarded(st)) && E > 1 && v >= 2 && v <= E && v <= 64) {
+    // At a row (kAtRow) the region is whole rows of the last axis, E >= v of them: shifted inwards, a
+    // vector stays inside it.
+    const bool at_row = at && in.placed[S].at_row && !st.is_reduction();
+    if ((!at || at_row || reads_only_guarded(st)) && E > 1 && v >= 2 && v <= E && v <= 64) {
       TailStrategy tail = at ? TailStrategy::ShiftInwards
                              : (E % v == 0 || !st.is_reduction() ? TailStrategy::Auto : TailStrategy::GuardWithIf);
       auto [ao, ai] = in.split(S, sp[nd - 1], v, tail);
@@ -185,7 +188,9 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
     order.push_back(vec);
     in.sch.reorder(S, order);
   }
+  const std::string last = sp.empty() ? "" : sp.back();  // the innermost axis's (outer) loop
   if (!at && !sp.empty()) fuse_parallel(in, S, sp, static_cast<int>(in.param(S + ".parallel", 1)));
+  if (!at && p.unroll_tiles.empty() && sp.size() >= 2 && sp.back() == last) pl.row_point = sp[sp.size() - 2];
   if (!vec.empty()) maybe_vectorize(in.sch, S, vec);
   if (!unr.empty()) in.sch.unroll(S, unr);
   for (const auto &r : whole) in.sch.unroll(S, r);

@@ -352,6 +352,13 @@ struct Placed {
   std::string compute_name;                 // the stage that evaluates the body ("C.local" after cache_write)
   std::vector<std::string> attach_points;   // loops of compute_name producers may be computed at
   std::string pending_at_stage, pending_at_axis;  // FusedConsumer: where its producer goes
+  // A root Simple stage's loop over its rows: the loops inside it sweep one
+  // row of its innermost axis ("" when it has none). Row-form reductions and
+  // what they read go there (kAtRow).
+  std::string row_point;
+  // Where place_stage computed this stage: the stage and loop ("" at root), and whether that loop is a row.
+  std::string at_stage, at_loop;
+  bool at_row = false;
 };
 
 struct Inst {
@@ -376,8 +383,20 @@ void instantiate_simple(Inst &in, const StagePlan &p);          // rule_simple.c
 void instantiate_rfactor(Inst &in, const StagePlan &p);         // rule_rfactor.cc
 /** Applies the location decision of a non-output stage: inline, root, or compute_at; returns true if at. */
 bool place_stage(Inst &in, const StagePlan &p, bool &inlined);  // rule_inline.cc
-/** The unique non-inlined compute consumer of stage at instantiation time, or "". */
-std::string resolve_consumer(const Inst &in, const std::string &stage);
+/**
+ * The unique non-inlined compute consumer of stage at instantiation time, or
+ * "". Given at_loop, where the stage has several and all but one are
+ * computed at one loop of that one (softmax's exp, read by its sum at the
+ * output's row and by the output), it is that one, and *at_loop the loop.
+ */
+std::string resolve_consumer(const Inst &in, const std::string &stage, std::string *at_loop = nullptr);
+/**
+ * "<stage>.at" value: at the consumer's row loop (Placed::row_point), or at
+ * the outermost loop of a consumer itself computed at a row.
+ */
+constexpr int64_t kAtRow = 2;
+/** A row-form reduction (rfactor's row form), or a stage one reads: it may go at its consumer's row (kAtRow). */
+bool row_form_related(const Graph &g, const Sketch &s, const std::string &stage);  // rule_rfactor.cc
 
 // Annotation helpers (rule_parallel_vectorize_unroll.cc).
 /** Adds the choice "stage.par_grain" (parallel tasks per thread) to s. */

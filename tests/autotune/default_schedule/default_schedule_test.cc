@@ -257,6 +257,38 @@ TEST(DefaultSchedule, LongRowsReducedAlongTheRowKeepNaN) {
   }
 }
 
+// A softmax's and a layer norm's row-form reductions, and softmax's exp, are
+// computed at the output's row loop inside its one parallel loop, exp once
+// per element in vectors; the result equals the reference, on rows whose
+// length no lane count divides (197, ViT's) as well.
+TEST(DefaultSchedule, RowReductionsAtTheOutputsRow) {
+  Tensor x = placeholder({3, 37, 197}, float32(), "x"), g = placeholder({197}, float32(), "g"), b = placeholder({197}, float32(), "b");
+  for (const Tensor &y : {ops::softmax(x), ops::layer_norm(x, g, b)}) {
+    Task task = make_task(y.name(), {y}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(y.name() + ": " + choice.detail);
+    int parallel_stages = 0, reductions = 0;
+    for (const auto &st : choice.schedule.stages()) {
+      bool parallel = false;
+      for (const auto &l : st.leaves) parallel |= l.annotation == "parallel";
+      parallel_stages += parallel;
+      if (st.kind != StageInfo::Compute || !st.is_reduction() || st.name.find(".rf") != std::string::npos) continue;
+      reductions++;
+      EXPECT_EQ(st.attach.kind, Attach::At) << st.name;
+    }
+    EXPECT_EQ(reductions, 2);
+    EXPECT_EQ(parallel_stages, 1) << "one parallel loop: the output's";
+    if (y.name().find("softmax") != std::string::npos) {
+      const StageInfo *e = stage_ending(choice.schedule, ".exp");
+      ASSERT_NE(e, nullptr);
+      EXPECT_EQ(e->attach.kind, Attach::At);
+      ASSERT_FALSE(e->leaves.empty());
+      EXPECT_EQ(e->leaves.back().annotation, "vectorize");
+    }
+    expect_equals_reference(task, choice.schedule);
+  }
+}
+
 // Integer DAGs keep the elementwise default (Halide 14 mis-lowers their
 // inlined casts inside a vectorized accumulator) and still equal the reference.
 bool any_parallel_loop(const Schedule &s) {
