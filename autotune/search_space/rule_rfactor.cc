@@ -23,10 +23,15 @@
 //           0.060 ms against 0.076 with 16 lanes and 0.079 with 128;
 //           bench/RESULTS.md). The partial results combine with the stage's
 //           own max / +, so NaN propagates (codegen/nan_semantics.h).
+//           A non-output S has a compute location (rule_inline.cc): at root,
+//           or at its consumer's row loop (kAtRow), inside the consumer's
+//           parallel loop with the stages it reads (softmax: max, exp, sum
+//           and the output row by row, exp once per element).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
 // two from 16, at most half the axis, or row_factors; a non-divisor is
-// guarded), and "<stage>.rf.side" in {0, 1} (not for rows).
+// guarded), "<stage>.rf.side" in {0, 1} (not for rows), and for rows
+// "<stage>.loc" / "<stage>.at" (rule_inline.cc).
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
@@ -139,12 +144,14 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   if (p.rf_rows) {
     add_par_grain_param(p.stage, s);
     add_location_params(g, p, s);
+  } else {
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
   }
-  else s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.side", {0, 1}, {}});
 }
 
 namespace {
-// The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points.
+// The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points,
+// or, `at` its consumer's row, inside the consumer's parallel loop.
 void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f, bool at) {
   const std::string &S = st.name;
   const std::string ki = in.split(S, axis, f, tail_for(st.reduce_axes[0].extent, f, false)).second;
