@@ -137,13 +137,13 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
 // more than the inlined bounds tests of 9 taps (EfficientNet-B0's and
 // MobileNetV3's stems 1.4-1.8x faster so); ResNet-50's 7x7 stem ran 1.4x
 // faster with it at root (bench/RESULTS.md, tenth session).
-constexpr int64_t kNarrowPadInlineTaps = 9;
+constexpr int64_t kInlinePadMaxTaps = 9;
 bool inline_narrow_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   const Shape &shape = g.stage(stage).tensor.shape();
   auto it = g.consumers.find(stage);
   if (shape.empty() || shape.back() != 1 || it == g.consumers.end()) return false;
   return std::all_of(it->second.begin(), it->second.end(), [&](const std::string &c) {
-    return s.plan(c).kind == ss::PlanKind::Tiled && ss::window_taps(g.stage(c)) <= kNarrowPadInlineTaps;
+    return s.plan(c).kind == ss::PlanKind::Tiled && ss::window_taps(g.stage(c)) <= kInlinePadMaxTaps;
   });
 }
 
@@ -166,13 +166,13 @@ const StageInfo *window_alone_reader(const ss::Graph &g, const Sketch &s, const 
 // is inlined where that is cheaper than a padded copy at root or at the
 // conv's tiles: inlined, every tap of every output pays a bounds test (on
 // whole vectors); the copy costs a pass over the padded input. So inlined
-// with a window of at most 3x3 taps, with a stride (the input is larger than
+// with a window of at most 3x3 taps (kInlinePadMaxTaps, as an NCHW1c input's
+// pad above), with a stride (the input is larger than
 // the output), or with an output of at most 14x14 (most windows touch the
 // border). Measured on the 38 depthwise convs of MobileNetV3-Large,
 // EfficientNet-B0 and PP-OCRv4 det, 2 threads: a 5x5 window at stride 1 over
 // 28x28 or 40x40 outputs ran 15-25% slower inlined, the others mostly faster
 // (bench/RESULTS.md, thirty-fourth session).
-constexpr int64_t kInlinePadMaxTaps = 9;
 constexpr int64_t kInlinePadMaxPoints = 14 * 14;
 bool inline_blocked_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   const StageInfo *conv = window_alone_reader(g, s, stage);
@@ -181,7 +181,7 @@ bool inline_blocked_pad(const ss::Graph &g, const Sketch &s, const std::string &
   if (pad.back() != conv->shape.back() || pad.back() <= 1) return false;  // the lanes are padded (NCHW)
   const int64_t kh = conv->reduce_axes[0].extent, kw = conv->reduce_axes[1].extent;
   const bool strided = pad[2] - (kh - 1) > conv->shape[2] || pad[3] - (kw - 1) > conv->shape[3];
-  return kh * kw <= kInlinePadMaxTaps || strided || conv->shape[2] * conv->shape[3] <= kInlinePadMaxPoints;
+  return ss::window_taps(*conv) <= kInlinePadMaxTaps || strided || conv->shape[2] * conv->shape[3] <= kInlinePadMaxPoints;
 }
 
 // A stage larger than a core's L2 whose only consumer is a tiled stage
@@ -202,10 +202,9 @@ int64_t dag_work(const ss::Graph &g) {
   int64_t total = 0;
   for (const StageInfo &st : g.stages) {
     if (st.kind != StageInfo::Compute) continue;
-    int64_t w = 1;
-    for (int64_t e : st.shape) w *= e;
-    for (const auto &r : st.reduce_axes) w *= r.extent;
-    total += w;
+    int64_t points = 1;
+    for (int64_t e : st.shape) points *= e;
+    total += points * ss::reduce_extent(st);
   }
   return total;
 }

@@ -136,7 +136,7 @@ void instantiate_simple(Inst &in, const StagePlan &p) {
     // reduce tile ran the conv in 0.73-0.75 ms against 0.80 ms with LLVM's gathers.
     // At a row (kAtRow) the region is whole rows of the last axis, E >= v of them: shifted inwards, a
     // vector stays inside it.
-    const bool at_row = at && in.placed[S].at_row && !st.is_reduction();
+    const bool at_row = at && pl.at_row && !st.is_reduction();
     if ((!at || at_row || reads_only_guarded(st)) && E > 1 && v >= 2 && v <= E && v <= 64) {
       TailStrategy tail = at ? TailStrategy::ShiftInwards
                              : (E % v == 0 || !st.is_reduction() ? TailStrategy::Auto : TailStrategy::GuardWithIf);
