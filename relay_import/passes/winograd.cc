@@ -1,5 +1,7 @@
 #include "relay_import/passes/winograd.h"
 
+#include <algorithm>
+
 #include "te/ops/winograd.h"
 
 namespace tetune {
@@ -20,7 +22,7 @@ bool convert(Graph &g, int id) {
   if (!x.shape_known || x.shape.size() != 5 || !y.shape_known || y.shape.size() != 5 || pads.size() != 4) return false;
   const int64_t N = x.shape[0], C = x.shape[1] * x.shape[4], K = y.shape[1] * y.shape[4], OH = y.shape[2], OW = y.shape[3];
   if (C < kMinWinogradChannels || K < kMinWinogradChannels || OH < 2 || OW < 2) return false;
-  const int tile = winograd_tile(N, OH, OW);
+  const int tile = winograd_tile(N, OH, OW, x.shape[4]);
   const int64_t alpha = ops::winograd_matrices(tile).alpha, P = N * ops::winograd_tiles(OH, tile) * ops::winograd_tiles(OW, tile);
 
   const int uv = g.add_const(w.name + ".winograd" + std::to_string(tile), ops::winograd_weight(*w.data, tile));
@@ -62,10 +64,15 @@ bool stays_direct(const Graph &g, const Node &n, const std::set<std::string> &ke
 
 }  // namespace
 
-int winograd_tile(int64_t N, int64_t OH, int64_t OW) {
-  const int64_t p4 = N * ops::winograd_tiles(OH, 4) * ops::winograd_tiles(OW, 4),
-                p2 = N * ops::winograd_tiles(OH, 2) * ops::winograd_tiles(OW, 2);
-  return p4 >= kMinWinogradTileRows && p4 * 36 < p2 * 16 ? 4 : 2;  // tiles x alpha^2 multiplies per channel pair
+int winograd_tile(int64_t N, int64_t OH, int64_t OW, int64_t lanes) {
+  // The GEMM's roofline time per C x K channel pair, in units of 1 / bandwidth: alpha^2 x max(2P / balance, 4),
+  // times the balance (= lanes flops per byte, above) to stay in integers.
+  auto roofline = [&](int m) {
+    const int64_t alpha = m + 2, P = N * ops::winograd_tiles(OH, m) * ops::winograd_tiles(OW, m);
+    return alpha * alpha * std::max<int64_t>(2 * P, 4 * lanes);
+  };
+  const int64_t p4 = N * ops::winograd_tiles(OH, 4) * ops::winograd_tiles(OW, 4);
+  return p4 >= kMinWinogradTileRows && roofline(4) < roofline(2) ? 4 : 2;
 }
 
 WinogradValueNames winograd_value_names(const std::string &conv_output) {

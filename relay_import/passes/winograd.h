@@ -16,9 +16,18 @@
 //
 // Which tile: F(4x4) does 2.25 multiplies per output and channel against
 // F(2x2)'s 4, but its tiles are 4x larger, so a small plane leaves its GEMM
-// few rows (P tiles) and computes more padding (7x7 -> 8x8). F(4x4) is used
-// where its GEMM has at least kMinWinogradTileRows tile rows and its tiles
-// take fewer multiplies (P x 36) than F(2x2)'s (P x 16), else F(2x2).
+// few rows (P tiles) and computes more padding (7x7 -> 8x8), and its
+// transformed weight is 36/16 times F(2x2)'s. The GEMM of F(m) does
+// 2 alpha^2 P C K flops (alpha = m + 2) on a weight of 4 alpha^2 C K bytes,
+// which a model run reads from memory (ResNet-50's transformed weights are
+// 90 MB), so it takes about max(flops / peak, bytes / bandwidth) (the
+// roofline: Williams, Waterman and Patterson, CACM 2009). The machine balance
+// peak / bandwidth grows with the vector width while a core's memory
+// bandwidth does not: about the lane count in flops per byte (424 GFLOP/s
+// against 27 GB/s at 2 threads on the 16-lane Xeon of bench/RESULTS.md,
+// 2026-12-06 thirty-fifth session). F(4x4) is used where its GEMM has at
+// least kMinWinogradTileRows tile rows and the smaller roofline time, else
+// F(2x2).
 // Its transforms run as cheap as F(2x2)'s once their tiles are unrolled
 // (kUnrollTilesAttr); its rounding is about 10x F(2x2)'s (te/ops/winograd.h).
 // Narrow convs gain little: the GEMM does K multiply-adds per transformed
@@ -37,8 +46,11 @@ namespace relay {
 
 /** F(4x4) needs at least this many tiles N * ceil(OH/4) * ceil(OW/4) (above). */
 constexpr int64_t kMinWinogradTileRows = 16;
-/** The output tile m of F(m x m, 3 x 3) for N images of OH x OW outputs: 4 or 2 (above). */
-int winograd_tile(int64_t N, int64_t OH, int64_t OW);
+/**
+ * The output tile m of F(m x m, 3 x 3), 4 or 2 (above), for N images of OH x OW outputs in a channel block
+ * of `lanes` fp32 lanes (one vector register: 16 with AVX-512, 8 with AVX2; passes/blocked_layout.h).
+ */
+int winograd_tile(int64_t N, int64_t OH, int64_t OW, int64_t lanes);
 /** Fewer input or output channels than this keep the direct conv. */
 constexpr int64_t kMinWinogradChannels = 32;
 

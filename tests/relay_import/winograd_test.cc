@@ -87,15 +87,27 @@ TEST(Winograd, OnlyEligibleConvsBecomeTheThreeStages) {
   EXPECT_TRUE(relay::convert_convs_to_winograd(g).empty()) << "nothing left on a second run";
 }
 
-// F(4x4) where its GEMM gets at least 16 tiles of 4x4 and they take fewer
-// multiplies than F(2x2)'s tiles (36 against 16 each), F(2x2) elsewhere.
+// F(4x4) where its GEMM gets at least 16 tiles of 4x4 and the smaller
+// roofline time: with 8 lanes (AVX2) its tiles need fewer multiplies than
+// F(2x2)'s (36 against 16 each); with 16 lanes (AVX-512) a GEMM of few tiles
+// is bound by its transformed weight, 36/16 times F(2x2)'s.
 TEST(Winograd, TileIsFourWhereThePlaneHoldsSixteenTilesOfFour) {
-  EXPECT_EQ(relay::winograd_tile(1, 7, 7), 2) << "2 x 2 tiles of 4";
-  EXPECT_EQ(relay::winograd_tile(1, 12, 12), 2) << "3 x 3 tiles of 4";
-  EXPECT_EQ(relay::winograd_tile(1, 13, 13), 4) << "4 x 4 tiles of 4, the last ones partial";
-  EXPECT_EQ(relay::winograd_tile(1, 56, 56), 4);
-  EXPECT_EQ(relay::winograd_tile(4, 7, 7), 4) << "4 images of 2 x 2 tiles";
-  EXPECT_EQ(relay::winograd_tile(1, 2, 200), 2) << "50 tiles of 4 x 4 (1800 multiplies) against 100 of 2 x 2 (1600)";
+  EXPECT_EQ(relay::winograd_tile(1, 7, 7, 8), 2) << "2 x 2 tiles of 4";
+  EXPECT_EQ(relay::winograd_tile(1, 12, 12, 8), 2) << "3 x 3 tiles of 4";
+  EXPECT_EQ(relay::winograd_tile(1, 13, 13, 8), 4) << "4 x 4 tiles of 4, the last ones partial";
+  EXPECT_EQ(relay::winograd_tile(1, 56, 56, 8), 4);
+  EXPECT_EQ(relay::winograd_tile(4, 7, 7, 8), 4) << "4 images of 2 x 2 tiles";
+  EXPECT_EQ(relay::winograd_tile(1, 2, 200, 8), 2) << "50 tiles of 4 x 4 (1800 multiplies) against 100 of 2 x 2 (1600)";
+}
+
+TEST(Winograd, TileIsTwoWhereFourWouldWaitOnItsWeightWithSixteenLanes) {
+  EXPECT_EQ(relay::winograd_tile(1, 14, 14, 16), 2) << "16 tiles of 4: 36 x 64 (the weight) against 16 x 98 (49 tiles)";
+  EXPECT_EQ(relay::winograd_tile(1, 14, 14, 8), 4) << "the same plane with half the flops per byte";
+  EXPECT_EQ(relay::winograd_tile(4, 7, 7, 16), 2);
+  EXPECT_EQ(relay::winograd_tile(1, 17, 17, 16), 4) << "25 tiles of 4: 36 x 64 against 81 tiles of 2: 16 x 162";
+  EXPECT_EQ(relay::winograd_tile(1, 28, 28, 16), 4) << "49 tiles of 4, bound by their multiplies";
+  EXPECT_EQ(relay::winograd_tile(1, 56, 56, 16), 4);
+  EXPECT_EQ(relay::winograd_tile(1, 7, 7, 16), 2);
 }
 
 TEST(Winograd, CompiledModelEqualsTheDirectConvs) {
@@ -112,16 +124,16 @@ TEST(Winograd, CompiledModelEqualsTheDirectConvs) {
   EXPECT_LT(worst_difference(got, want), 1e-4);
 }
 
-// A 17 x 15 plane: a (17 x 15 outputs) and Y (15 x 13) by F(4x4), with tail tiles on both axes.
+// A 23 x 21 plane: a (23 x 21 outputs) and Y (21 x 19) by F(4x4) with 8 or 16 lanes, with tail tiles on both axes.
 TEST(Winograd, LargerPlanesByFourByFourEqualTheDirectConvs) {
   if (relay::channel_block(Target{}) == 0) GTEST_SKIP() << "no blocked layout on this CPU (neither AVX2 nor AVX-512)";
   relay::CompileOptions direct;
   direct.winograd = false;
-  relay::CompiledModel wino = relay::compile_model(imported(17, 15));
-  relay::CompiledModel plain = relay::compile_model(imported(17, 15), direct);
+  relay::CompiledModel wino = relay::compile_model(imported(23, 21));
+  relay::CompiledModel plain = relay::compile_model(imported(23, 21), direct);
   EXPECT_EQ(wino.stats().winograd_convs, 2);
   EXPECT_EQ(wino.stats().winograd_f4_convs, 2);
-  NDArray x = NDArray::random({1, 32, 17, 15}, float32(), 3);
+  NDArray x = NDArray::random({1, 32, 23, 21}, float32(), 3);
   const std::vector<NDArray> got = wino.run(std::vector<NDArray>{x}), want = plain.run(std::vector<NDArray>{x});
   ASSERT_EQ(got.size(), 3u);
   EXPECT_LT(worst_difference(got, want), 1e-4);
