@@ -276,6 +276,24 @@ int blocked_output_channel_axis(const StageInfo &st) {
   return -1;
 }
 
+RowSplitBytes row_split_bytes(const StageInfo &st, int row_axis) {
+  RowSplitBytes b;
+  if (st.kind != StageInfo::Compute || row_axis < 0 || row_axis >= static_cast<int>(st.tensor->axes.size())) return b;
+  const VarNode *rows = st.tensor->axes[row_axis].var.get();
+  std::map<const TensorNode *, int> count;
+  std::set<const TensorNode *> seen;
+  for (const ExprNode *n : body_accesses(st, count)) {
+    const TensorNode *t = n->tensor.get();
+    if (!t || !seen.insert(t).second) continue;
+    int64_t bytes = t->dtype.bytes();
+    for (int64_t e : t->shape) bytes *= e;
+    bool by_row = false;
+    for (const Expr &a : n->args) by_row |= uses_var(a, rows);
+    (by_row ? b.rows : b.shared) += bytes;
+  }
+  return b;
+}
+
 namespace {
 // The reduce variables of st that index an input together with an output axis.
 std::set<const VarNode *> tap_vars(const StageInfo &st) {

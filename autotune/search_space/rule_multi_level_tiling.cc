@@ -37,6 +37,20 @@
 // Two vectors halve the broadcasts per FMA (16 x 2 x 8 block: 17 loads per
 // 16 FMAs; 32 x 1 x 8: 10).
 // With it, the ".cache_read" choice is ignored (the weight is the packed input).
+//
+// Rows first: the outer loops fused into the parallel loop run in axis order
+// (a blocked image's channel blocks, then its rows), except in an image stage
+// (5 spatial axes: n, channel blocks, rows, columns, lanes) that reads by row
+// at least twice the bytes it reads whole (its data against its weight), with
+// at least kRowsPerThread outer row tiles per thread and no tail: there the
+// rows come first. The threads then split the image by rows, each reading
+// the rows of its inputs that, with its producer split likewise, it wrote
+// itself, in its own L2, instead of every input channel of the whole image,
+// half of it from the other core's caches (ResNet-50's 1x1 conv of 256 x 56 x
+// 56 inputs ran 0.94 ms in the model split by channels, 0.66 by rows, 0.66
+// either way warm alone: bench/RESULTS.md, 2026-12-06 thirty-fifth session).
+// A large weight (layer 4) stays split by channels: split by rows, each
+// thread would read all of it.
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -492,6 +506,25 @@ static void pack_input_choice_at_root(Inst &in, const std::string &reader, const
   pack_input_at_root(in, reader, st, cr == 3 ? l[2] : l[1] * l[2]);
 }
 
+// Rows first (see the top of this file): moves the rows' outer tile loop
+// before the channel blocks' in `level0` (the S0 loops of O's tiled axes, in
+// t.tiled_sp order) where the rule holds.
+static void rows_first(const Inst &in, const std::string &O, const StageInfo &st, const AxisTiles &t,
+                std::vector<std::string> &level0) {
+  constexpr int kChannels = 1, kRows = 2;
+  if (st.spatial_axes.size() != 5 || level0.size() != t.tiled_sp.size()) return;
+  auto at = [&](int axis) {
+    return static_cast<int>(std::find(t.tiled_sp.begin(), t.tiled_sp.end(), axis) - t.tiled_sp.begin());
+  };
+  const int c = at(kChannels), r = at(kRows);
+  if (c >= static_cast<int>(level0.size()) || r >= static_cast<int>(level0.size())) return;
+  const RowSplitBytes b = row_split_bytes(st, kRows);
+  if (2 * b.shared > b.rows || in.tail_loops.count({O, level0[r]}) ||
+      leaf_extent(in.sch, O, level0[r]) < kRowsPerThread * std::max(1, in.g.threads))
+    return;
+  std::swap(level0[c], level0[r]);
+}
+
 // The stage alone: S0 S1 R0 S2 R1 S3 on one stage (which then holds the reduction's update).
 static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
   const std::string &S = st.name;
@@ -504,6 +537,7 @@ static void tile_standalone(Inst &in, const StageInfo &st, const AxisTiles &t) {
     if (i == static_cast<int>(st.spatial_axes.size()) - 1) vec = n[3];
   }
   split_reduce(in, S, st, t, rpre, r0, r1);
+  rows_first(in, S, st, t, s0);
   std::vector<std::string> outer, order;
   append(outer, pre);
   append(outer, s0);
@@ -553,6 +587,7 @@ std::string tile_outer(Inst &in, const std::string &O, const std::vector<std::st
     if (v) vec = n.back();
   }
   append(outer, pre);
+  rows_first(in, O, st, t, levels[0]);
   for (const auto &lv : levels) append(outer, lv);
   std::vector<std::string> order = outer;
   append(order, rems);

@@ -78,6 +78,11 @@ int blocked_lanes_reduce_axis(const StageInfo &st);
  * axis e of a Winograd GEMM); -1 when st is no such stage.
  */
 int blocked_output_channel_axis(const StageInfo &st);
+/** Bytes st reads per call: of inputs indexed by its spatial axis row_axis (a conv's data), and of the others (its weight). */
+struct RowSplitBytes {
+  int64_t rows = 0, shared = 0;
+};
+RowSplitBytes row_split_bytes(const StageInfo &st, int row_axis);
 /**
  * The taps of st's kernel window: the product of the extents of the reduce
  * axes that index an input together with an output axis (ry, rx of x[.., h + ry,
@@ -443,6 +448,8 @@ struct AxisTiles {
   std::map<int, int64_t> red;               // reduce position -> r1
 };
 AxisTiles read_tiles(const Inst &in, const StageInfo &st);
+/** Rows first (rule_multi_level_tiling.cc): outer row tiles an image stage needs per thread to be split by rows. */
+constexpr int64_t kRowsPerThread = 4;
 /** The channel-vectorization input of st when its "<stage>.vec_channel" choice is 1, else none. */
 ChannelVector channel_vector(const Inst &in, const StageInfo &st);
 /**

@@ -327,6 +327,43 @@ TEST(DefaultSchedule, LittleWorkRunsOnOneThread) {
   expect_equals_reference(gemv, choice.schedule);
 }
 
+// The root axis of the outermost loop fused into a stage's parallel loop ("" when none).
+std::string outermost_parallel_root(const Schedule &s) {
+  for (const auto &st : s.stages())
+    for (const auto &l : st.leaves) {
+      if (l.annotation != "parallel") continue;
+      std::string a = l.name;
+      for (bool fused = true; fused;) {
+        fused = false;
+        for (const Relation &r : st.relations)
+          if (r.kind == Relation::Fuse && r.parent == a) a = r.outer, fused = true;
+      }
+      const std::vector<std::string> roots = leaf_root_axes(st).at(a);
+      return roots.empty() ? "" : roots.front();
+    }
+  return "";
+}
+
+// A blocked conv whose input outweighs its weight splits its image among the
+// threads by rows (each reads the rows it wrote as the producer); a conv of a
+// large weight, or of too few rows, by channel blocks.
+TEST(DefaultSchedule, BlockedConvOfLargeImagesSplitsByRows) {
+  struct Case {
+    int64_t in_blocks, hw, out_blocks;
+    const char *first;
+  };
+  for (Case c : {Case{16, 56, 4, "h"}, Case{4, 64, 1, "h"}, Case{64, 14, 32, "k"}, Case{16, 7, 4, "k"}}) {
+    Tensor x = placeholder({1, c.in_blocks, c.hw, c.hw, 16}, float32(), "x");
+    Tensor w = placeholder({c.out_blocks, c.in_blocks, 1, 1, 16, 16}, float32(), "w");
+    Task task = make_task("conv1x1", {ops::conv2d_nchwc(x, w)}, Target{}, 2);
+    ScheduleChoice choice = analytical_schedule(task);
+    SCOPED_TRACE(std::to_string(c.in_blocks * 16) + " -> " + std::to_string(c.out_blocks * 16) + " channels at " +
+                 std::to_string(c.hw) + "x" + std::to_string(c.hw) + ": " + choice.detail);
+    EXPECT_EQ(outermost_parallel_root(choice.schedule), c.first);
+    if (c.in_blocks * c.out_blocks * c.hw * c.hw <= 1 << 14) expect_equals_reference(task, choice.schedule);
+  }
+}
+
 TEST(DefaultSchedule, IntegerMatmulKeepsTheElementwiseDefault) {
   Tensor a = placeholder({9, 21}, uint8(), "a"), b = placeholder({21, 34}, uint8(), "b");
   Tensor za = placeholder({}, uint8(), "za"), zb = placeholder({}, uint8(), "zb");
