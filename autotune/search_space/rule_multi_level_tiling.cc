@@ -510,7 +510,7 @@ static void pack_input_choice_at_root(Inst &in, const std::string &reader, const
 // before the channel blocks' in `level0` (the S0 loops of O's tiled axes, in
 // t.tiled_sp order) where the rule holds.
 static void rows_first(const Inst &in, const std::string &O, const StageInfo &st, const AxisTiles &t,
-                std::vector<std::string> &level0) {
+                       std::vector<std::string> &level0) {
   constexpr int kChannels = 1, kRows = 2;
   if (st.spatial_axes.size() != 5 || level0.size() != t.tiled_sp.size()) return;
   auto at = [&](int axis) {
