@@ -285,8 +285,7 @@ RowSplitBytes row_split_bytes(const StageInfo &st, int row_axis) {
   for (const ExprNode *n : body_accesses(st, count)) {
     const TensorNode *t = n->tensor.get();
     if (!t || !seen.insert(t).second) continue;
-    int64_t bytes = t->dtype.bytes();
-    for (int64_t e : t->shape) bytes *= e;
+    const int64_t bytes = Tensor(n->tensor).size() * t->dtype.bytes();
     bool by_row = false;
     for (const Expr &a : n->args) by_row |= uses_var(a, rows);
     (by_row ? b.rows : b.shared) += bytes;

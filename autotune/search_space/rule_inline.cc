@@ -83,7 +83,7 @@ std::string resolve_consumer(const Inst &in, const std::string &stage, std::stri
   if (host.empty() || !readers.count(host)) return "";
   for (const auto &[name, r] : readers)
     if (r->at_stage.empty() && name != host) return "";
-  if (at_loop) *at_loop = loop;
+  *at_loop = loop;
   return host;
 }
 
