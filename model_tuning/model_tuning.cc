@@ -22,6 +22,7 @@
 #include "relay_import/onnx_importer.h"
 #include "schedule/trace.h"
 #include "base/errors.h"
+#include "base/reread_speedup.h"
 
 namespace tetune {
 namespace autotune {
@@ -87,9 +88,13 @@ double constant_bytes(const Task &task) {
   return bytes;
 }
 
-CacheState cache_state_in_model(const Task &task, double model_weight_bytes, const CacheSizes &caches) {
-  const bool from_memory = caches.l3_bytes > 0 && caches.l2_bytes > 0 && model_weight_bytes > caches.l3_bytes &&
-                           constant_bytes(task) > caches.l2_bytes;
+bool model_weights_stay_cached(double model_weight_bytes, const CacheSizes &caches) {
+  if (caches.l3_bytes > 0 && model_weight_bytes > caches.l3_bytes) return false;
+  return reread_speedup(static_cast<int64_t>(model_weight_bytes)) >= kCachedRereadSpeedup;
+}
+
+CacheState cache_state_in_model(const Task &task, bool weights_stay_cached, int64_t l2_bytes) {
+  const bool from_memory = !weights_stay_cached && l2_bytes > 0 && constant_bytes(task) > l2_bytes;
   return from_memory ? CacheState::kModel : CacheState::kWarm;
 }
 
@@ -102,11 +107,11 @@ double model_weight_bytes(const std::vector<ModelTask> &tasks) {
 
 std::vector<CacheState> timing_states(const std::vector<ModelTask> &tasks, const ModelTuneOptions &opt) {
   if (!opt.cache_by_weights) return std::vector<CacheState>(tasks.size(), opt.measure.cache);
-  const double model_bytes = model_weight_bytes(tasks);
   const CacheSizes caches = host_cache_sizes();
+  const bool stay = model_weights_stay_cached(model_weight_bytes(tasks), caches);
   std::vector<CacheState> states;
   for (const auto &t : tasks)
-    states.push_back(t.task.target.is_gpu() ? opt.measure.cache : cache_state_in_model(t.task, model_bytes, caches));
+    states.push_back(t.task.target.is_gpu() ? opt.measure.cache : cache_state_in_model(t.task, stay, caches.l2_bytes));
   return states;
 }
 

@@ -167,17 +167,27 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
 double constant_bytes(const Task &task);
 
 /**
+ * Whether a model's weights (model_weight_bytes) come back from the caches on
+ * the next inference: not where they exceed the L3 sysfs reports (when known),
+ * else where a buffer their size re-reads at least kCachedRereadSpeedup times
+ * faster than from memory (base/reread_speedup.h). Measured, because a VM
+ * reports its host's L3: a Xeon guest's 480 MiB held ResNet-50's 126.5 MiB no
+ * better than memory (bench/RESULTS.md, 2026-12-06 thirty-sixth session).
+ */
+bool model_weights_stay_cached(double model_weight_bytes, const CacheSizes &caches);
+
+/**
  * How a model's task is timed when ModelTuneOptions::cache_by_weights:
  * CacheState::kModel (its weights flushed before each run) when the model's
- * weights (model_weight_bytes: each task's constant_bytes times its weight)
- * exceed the L3 and the task's own exceed one core's L2: each inference then
- * brings them from memory, where back-to-back repeats find them in the L3,
- * and a schedule that reads its weight panels in one burst ranks first warm
- * and runs slower in the model. Else kWarm (also when a size is unknown, 0).
- * On Zen 5, BERT-base tuned so ran 4.2% faster than tuned warm
- * (bench/RESULTS.md, 2026-11-28 seventh session).
+ * weights do not stay cached (model_weights_stay_cached) and the task's own
+ * exceed one core's L2 (`l2_bytes`): each inference then brings them from
+ * memory, where back-to-back repeats find them in the L3, and a schedule that
+ * reads its weight panels in one burst ranks first warm and runs slower in
+ * the model. Else kWarm (also when the L2 is unknown, 0). On Zen 5, BERT-base
+ * tuned so ran 4.2% faster than tuned warm (bench/RESULTS.md, 2026-11-28
+ * seventh session).
  */
-CacheState cache_state_in_model(const Task &task, double model_weight_bytes, const CacheSizes &caches);
+CacheState cache_state_in_model(const Task &task, bool weights_stay_cached, int64_t l2_bytes);
 
 /** The bytes of the model's weights: each task's constant_bytes times its weight, alternatives (rivals) not counted. */
 double model_weight_bytes(const std::vector<ModelTask> &tasks);
