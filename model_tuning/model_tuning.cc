@@ -55,13 +55,14 @@ RecordStore task_records(const ModelTuneOptions &opt, const Task &t, const Batch
   return RecordStore(opt.db_path, t.workload_key, t.name, desc, std::max(1, t.threads), read_dbs);
 }
 
-// How the task scheduler sees a model task: a task of few flops is capped at small_task_trials records.
-SchedTaskInfo sched_info(const ModelTask &t, const ModelTuneOptions &opt) {
+// How the task scheduler sees a model task timed in `timed`: a task of few flops is capped at
+// small_task_trials records.
+SchedTaskInfo sched_info(const ModelTask &t, CacheState timed, const ModelTuneOptions &opt) {
   SchedTaskInfo si;
   si.name = t.task.name;
   si.weight = t.task.weight;
   si.flops = t.task.flops;
-  si.similarity_key = t.similarity_key;
+  si.similarity_key = similarity_key(t, timed);
   si.max_trials = t.task.flops < opt.small_task_flops ? std::max(0, opt.small_task_trials) : -1;
   si.rivals = t.rivals;
   return si;
@@ -96,6 +97,10 @@ bool model_weights_stay_cached(double model_weight_bytes, const CacheSizes &cach
 CacheState cache_state_in_model(const Task &task, bool weights_stay_cached, int64_t l2_bytes) {
   const bool from_memory = !weights_stay_cached && l2_bytes > 0 && constant_bytes(task) > l2_bytes;
   return from_memory ? CacheState::kModel : CacheState::kWarm;
+}
+
+std::string similarity_key(const ModelTask &t, CacheState timed) {
+  return t.similarity_key.empty() ? "" : t.similarity_key + " timed " + cache_state_name(timed);
 }
 
 double model_weight_bytes(const std::vector<ModelTask> &tasks) {
@@ -207,7 +212,7 @@ double confirm_bests_as_in_model(const std::vector<ModelTask> &tasks, ModelTuneR
   std::vector<SchedTaskInfo> infos;
   std::vector<double> best;
   for (size_t i = 0; i < n; i++) {
-    infos.push_back(sched_info(tasks[i], opt));
+    infos.push_back(sched_info(tasks[i], opt.measure.cache, opt));  // similarity does not enter the objective
     best.push_back(result.tasks[i].best_ms);
   }
   return objective(infos, best);
@@ -307,7 +312,7 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
     r.workload_key = t.workload_key;
     r.weight = t.weight;
     r.flops = t.flops;
-    infos.push_back(sched_info(tasks[i], opt));
+    infos.push_back(sched_info(tasks[i], states[i], opt));
     r.small = infos.back().max_trials >= 0;
     r.best_ms = kInf;
     r.baseline_ms = kInf;

@@ -189,6 +189,17 @@ bool model_weights_stay_cached(double model_weight_bytes, const CacheSizes &cach
  */
 CacheState cache_state_in_model(const Task &task, bool weights_stay_cached, int64_t l2_bytes);
 
+/**
+ * The key by which the task scheduler counts `t` similar to other tasks
+ * (SchedTaskInfo::similarity_key, Ansor's N(i): its forward estimate takes the
+ * best throughput among them, Zheng et al., OSDI 2020, section 6): the op
+ * sequence of its group and the cache state it is timed in, since a task
+ * timed with its weights flushed may never reach a warm one's throughput and
+ * would keep that estimate, and the scheduler's steps, for good. "" (similar
+ * to none) where the op sequence is empty.
+ */
+std::string similarity_key(const ModelTask &t, CacheState timed);
+
 /** The bytes of the model's weights: each task's constant_bytes times its weight, alternatives (rivals) not counted. */
 double model_weight_bytes(const std::vector<ModelTask> &tasks);
 

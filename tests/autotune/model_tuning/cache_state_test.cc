@@ -94,3 +94,16 @@ TEST(CacheState, ModelWeightBytesCountOccurrencesNotAlternatives) {
   direct.rivals = {0};
   EXPECT_EQ(model_weight_bytes({a, b, direct}), 2.0 * MiB);
 }
+
+TEST(CacheState, TasksAreSimilarOnlyInTheSameTimingState) {
+  // Ansor's forward estimate takes the best throughput among similar tasks; one timed with its weights
+  // flushed must not take a warm one's, which it may never reach.
+  ModelTask a, b, unnamed;
+  a.task = gemm(1024, true);
+  b.task = gemm(256, true);
+  a.similarity_key = b.similarity_key = "MatMul_Add";
+  EXPECT_EQ(similarity_key(a, CacheState::kWarm), similarity_key(b, CacheState::kWarm));
+  EXPECT_NE(similarity_key(a, CacheState::kModel), similarity_key(b, CacheState::kWarm));
+  EXPECT_EQ(similarity_key(a, CacheState::kModel), similarity_key(b, CacheState::kModel));
+  EXPECT_EQ(similarity_key(unnamed, CacheState::kModel), "") << "an empty op sequence is similar to nothing";
+}
