@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace tetune {
@@ -35,7 +36,8 @@ double median(std::vector<double> v) {
 }
 
 double measure(int64_t bytes) {
-  std::unique_ptr<unsigned char[]> buf(new unsigned char[bytes]);
+  std::unique_ptr<unsigned char[]> buf(new (std::nothrow) unsigned char[bytes]);
+  if (!buf) return 1.0;  // no memory to measure with: counted as from memory, the state that times weights flushed
   std::fill(buf.get(), buf.get() + bytes, 1);  // touches every page before timing
   std::vector<double> again, flushed;
   for (int r = 0; r < kRounds; r++) {

@@ -15,7 +15,8 @@ namespace tetune {
  * the re-read also comes from memory; the L3's speedup over memory when they
  * stay (1.5-2.3 on the Xeon guest above at 8-32 MiB, 1.0 at 133 MiB).
  * Allocates `bytes` for the duration of the call; returns 1.0 without
- * measuring for bytes <= 0 or above 2 GiB (larger than any cache). Measured
+ * measuring for bytes <= 0, above 2 GiB (larger than any cache) or when the
+ * allocation fails; never raises. Measured
  * once per size per process (about 15 reads of `bytes`: 0.2 s at 133 MiB).
  * Units: a ratio of times.
  */

@@ -63,8 +63,9 @@ CLI::Option *add_cache_option(CLI::App *cmd, std::string &cache, bool per_task) 
                                "activations as their producer left them, as inside a model whose weights exceed the L3), l3 (the "
                                "weights in the L3 but not the L2, activations in cache, as inside a model whose "
                                "weights fit the L3)") +
-                       (per_task ? ", auto (per task: model where its weights exceed the L2 and the model's the L3, "
-                                   "as they then come from memory on each inference; else warm); default auto"
+                       (per_task ? ", auto (per task: model where its weights exceed the L2 and the model's do not stay "
+                                   "cached, as measured by re-reading a buffer their size, since a VM reports its "
+                                   "host's L3; they then come from memory on each inference; else warm); default auto"
                                  : "; default warm"))
       ->check(CLI::IsMember(names));
 }
