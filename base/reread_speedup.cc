@@ -10,20 +10,19 @@
 #include <new>
 #include <vector>
 
+#include "base/cache_lines.h"
+
 namespace tetune {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int64_t kLine = 64;
 constexpr int kRounds = 5;
 
-// Reads one byte of every line; the volatile sink keeps the loads.
+// Times read_lines over [p, p + bytes); the sink keeps its sum.
 double read_ms(const unsigned char *p, int64_t bytes) {
-  const volatile unsigned char *c = p;
-  unsigned sum = 0;
   const auto t0 = Clock::now();
-  for (int64_t off = 0; off < bytes; off += kLine) sum += c[off];
+  const unsigned sum = read_lines(p, bytes);
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   static volatile unsigned sink = 0;
   sink = sink + sum;
@@ -43,7 +42,7 @@ double measure(int64_t bytes) {
   for (int r = 0; r < kRounds; r++) {
     read_ms(buf.get(), bytes);
     again.push_back(read_ms(buf.get(), bytes));
-    for (int64_t off = 0; off < bytes; off += kLine) _mm_clflush(buf.get() + off);
+    flush_lines(buf.get(), bytes);
     _mm_mfence();
     flushed.push_back(read_ms(buf.get(), bytes));
   }

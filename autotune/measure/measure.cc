@@ -18,6 +18,7 @@
 #include <limits>
 #include <set>
 
+#include "base/cache_lines.h"
 #include "base/cache_sizes.h"
 #include "codegen/kernel.h"
 #include "runtime/child_process.h"
@@ -66,18 +67,7 @@ struct Reader {
 };
 
 // Evicts the array's cache lines from every cache level.
-void flush_from_cache(const NDArray &a) {
-  const char *p = static_cast<const char *>(a.raw());
-  for (int64_t off = 0; off < a.nbytes(); off += 64) _mm_clflush(p + off);
-}
-
-// Reads one byte of every cache line of [p, p + bytes); returns their sum so that the reads stay.
-unsigned read_lines(const void *p, int64_t bytes) {
-  const volatile unsigned char *c = static_cast<const volatile unsigned char *>(p);
-  unsigned sum = 0;
-  for (int64_t off = 0; off < bytes; off += 64) sum += c[off];
-  return sum;
-}
+void flush_from_cache(const NDArray &a) { flush_lines(a.raw(), a.nbytes()); }
 
 // Pushes what the calling core's L2 holds out to the L3: reads a scratch buffer of three times the L2
 // (4 MiB when the L2 size is unknown), so that an LRU-like replacement leaves little of the rest.
