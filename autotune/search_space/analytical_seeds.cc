@@ -370,6 +370,20 @@ int64_t weight_channels_in_registers(const StageInfo &st, const Sketch &s, const
 // The seed takes the chunked block where it holds more output (1x1 convs of
 // 256 or more fp32 input channels on AVX2).
 constexpr int64_t kL1Bytes = 32 * 1024;  // L1d of a core: Zen 3 and 4, Skylake; Sapphire Rapids has 48 KiB
+// The K block of a GEMM register block whose rows of A take `row_bytes` per
+// reduction step (block rows x dtype bytes): where the block's slice of A
+// over the whole reduction exceeds a core's L1d, the largest divisor of the
+// reduction whose slice fits half of it (Goto and van de Geijn's k_c, TOMS
+// 2008, section 6); 0 where the whole slice fits, or no divisor of at least
+// kMinKBlock does. The block is then under half the reduction, so a task
+// runs at least 3 of them.
+constexpr int64_t kMinKBlock = 64;
+int64_t k_block(int64_t reduce_extent, int64_t row_bytes) {
+  if (reduce_extent * row_bytes <= kL1Bytes) return 0;
+  const int64_t kc = divisor_upto(reduce_extent, kL1Bytes / 2 / row_bytes);
+  return kc >= kMinKBlock ? kc : 0;
+}
+
 struct ConvRegisterBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
@@ -583,19 +597,34 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // every row block sweeps them: 2 blocks first where both fit, else 1 first (ViT's
           // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
           // than 1 on an Ice Lake Xeon of 1.25 MiB L2, bench/RESULTS.md, nineteenth session).
-          const int64_t panel_bytes = g.reduce->extent * block_cols * impl_->graph.stage(S).tensor.dtype().bytes();
-          const int64_t first = 2 * panel_bytes <= kL2Bytes ? 2 : 1;
-          for (int64_t blocks_per_task : {first, 3 - first}) {
-            if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
+          const int64_t bytes = impl_->graph.stage(S).tensor.dtype().bytes();
+          auto keep_gemm = [&](const std::vector<int64_t> &rows, const std::vector<int64_t> &cols, int64_t reduce) {
             Candidate c = filled(impl_->graph, s, si);
-            ss::set_tile(c, *g.rows, row_levels);
-            ss::set_tile(c, *g.cols, {blocks_per_task, 1, block_cols});
-            ss::set_tile(c, *g.reduce, {g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1});
+            ss::set_tile(c, *g.rows, rows);
+            ss::set_tile(c, *g.cols, cols);
+            ss::set_tile(c, *g.reduce, {reduce});
             parallel_over_outer_tiles(s, impl_->graph.stage(S), c);
             for (auto [name, v] : std::vector<std::pair<std::string, int64_t>>{
                      {".cache_read", 3}, {".max_unroll", 64}, {".at_level", 1}})
               if (allows(s, S + name, v)) c.params[S + name] = v;
             keep(c);
+          };
+          // K blocks first where a row block's slice of A exceeds the L1 (k_block): the
+          // accumulator computed at the task (S1 of one), its K blocks outermost, every row
+          // block swept past the task's one panel per K block (S2), the block's k loop
+          // unrolled by 4 (unroll_inner). BERT-base's and ViT-B/16's MLP down-projections
+          // (K = 3072) ran 1.04-1.09x as fast as with the whole K per row block
+          // (bench/RESULTS.md, 2026-12-06 thirty-seventh session).
+          const int64_t kc = k_block(g.reduce->extent, block_rows * bytes);
+          const std::vector<int64_t> rows_in_k_blocks = {1, row_levels[0], block_rows};
+          if (kc > 0 && ss::valid_tile(*g.rows, rows_in_k_blocks))
+            keep_gemm(rows_in_k_blocks, {1, 1, block_cols}, kc);
+          const int64_t panel_bytes = g.reduce->extent * block_cols * bytes;
+          const int64_t first = 2 * panel_bytes <= kL2Bytes ? 2 : 1;
+          for (int64_t blocks_per_task : {first, 3 - first}) {
+            if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
+            keep_gemm(row_levels, {blocks_per_task, 1, block_cols},
+                      g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1);
           }
         }
       }

@@ -95,7 +95,19 @@ void unroll_inner(Schedule &sch, const std::string &stage, const std::vector<std
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     int64_t e = leaf_extent(sch, stage, *it);
     if (e <= 1) continue;
-    if (e > 64 || prod * e > max_unroll) break;
+    if (e > kMaxWholeUnroll) {
+      // A long loop around the unrolled ones (a K block of a GEMM, hundreds of steps) unrolled in
+      // part, as BLIS unrolls its micro-kernel's k loop by 4: without it, a K-blocked 6 x 64
+      // block ran 0.96x the unblocked one instead of 1.05x (bench/RESULTS.md, 2026-12-06
+      // thirty-seventh session).
+      for (int64_t f : {kPartialUnroll, kPartialUnroll / 2})
+        if (e % f == 0 && prod * f <= max_unroll) {
+          sch.unroll(stage, sch.split(stage, *it, f).second);
+          break;
+        }
+      break;
+    }
+    if (prod * e > max_unroll) break;
     prod *= e;
     sch.unroll(stage, *it);
   }

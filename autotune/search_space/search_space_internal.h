@@ -418,7 +418,16 @@ void add_par_grain_param(const std::string &stage, Sketch &s);
  * fusion starts at the first loop that iterates.
  */
 void fuse_parallel(Inst &in, const std::string &stage, std::vector<std::string> &order, int n);
-/** Unrolls the given loops from the innermost outwards while the product of extents <= max_unroll. */
+/** Loops of at most this many iterations may be unrolled whole (unroll_inner). */
+constexpr int64_t kMaxWholeUnroll = 64;
+/** Iterations unrolled of a longer loop (unroll_inner): 4, else 2, where it divides the loop. */
+constexpr int64_t kPartialUnroll = 4;
+/**
+ * Unrolls the given loops from the innermost outwards while the product of
+ * extents <= max_unroll. The loop that stops it, when longer than
+ * kMaxWholeUnroll, is split by kPartialUnroll (or half of it) where that
+ * divides it and fits max_unroll, and its inner part unrolled.
+ */
 void unroll_inner(Schedule &sch, const std::string &stage, const std::vector<std::string> &loops, int64_t max_unroll);
 /** Vectorizes a loop when its extent is in [2, 64]. */
 void maybe_vectorize(Schedule &sch, const std::string &stage, const std::string &loop);

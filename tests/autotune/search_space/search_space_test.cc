@@ -626,9 +626,15 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
     EXPECT_EQ(sp.register_block(c), sp.max_register_block());
     int64_t cols = c.params.at("C.tile.j.3"), rows = c.params.at("C.tile.i.3");
     EXPECT_TRUE((rows == 6 && cols == 64) || (rows == 12 && cols == 32));
-    EXPECT_EQ(c.params.at("C.tile.i.1"), (1024 + rows - 1) / rows);
-    EXPECT_EQ(c.params.at("C.tile.i.2"), 1);
-    EXPECT_EQ(c.params.at("C.tile.k.1"), 4);
+    if (rows == 12 && c.params.at("C.tile.i.1") == 1) {
+      // 12 rows of A over K = 1024 (48 KiB) exceed the L1: K blocks of 256 (12 KiB; AnalyticalSeedsBlockALongReduction).
+      EXPECT_EQ(c.params.at("C.tile.i.2"), (1024 + rows - 1) / rows);
+      EXPECT_EQ(c.params.at("C.tile.k.1"), 256);
+    } else {
+      EXPECT_EQ(c.params.at("C.tile.i.1"), (1024 + rows - 1) / rows);
+      EXPECT_EQ(c.params.at("C.tile.i.2"), 1);
+      EXPECT_EQ(c.params.at("C.tile.k.1"), 4);
+    }
     EXPECT_EQ(c.params.at("C.cache_read"), 3);
     EXPECT_NO_THROW(sp.schedule(c));
   }
@@ -651,6 +657,45 @@ TEST(SearchSpace, AnalyticalSeedsForGemm) {
   EXPECT_FALSE(small.empty());
   for (const Candidate &c : small) ch.check(c, "seed");
 
+}
+
+// Where a register block's rows of A over the whole reduction exceed a 32 KiB
+// L1 (6 x 3072 fp32 = 72 KiB: BERT-base's MLP down-projection), the first
+// seed runs the reduction in K blocks of 512 (the largest divisor whose slice
+// fits half of it), outermost in the task: every row block under one S1
+// tile, one panel per task, the block's k loop split by 4 and unrolled.
+// Where the slice fits (K = 768: 18 KiB) the first seed keeps the whole
+// reduction per row block. K-blocked seeds compute the reference's values.
+TEST(SearchSpace, AnalyticalSeedsBlockALongReduction) {
+  SearchSpace sp(avx512_task("mlp_down", gemm(128, 768, 3072)));
+  const Candidate first = sp.seeds().front();
+  SCOPED_TRACE(first.key());
+  EXPECT_EQ(first.params.at("C.tile.i.1"), 1);
+  EXPECT_EQ(first.params.at("C.tile.i.2"), 22);
+  EXPECT_EQ(first.params.at("C.tile.i.3"), 6);
+  EXPECT_EQ(first.params.at("C.tile.j.1"), 1);
+  EXPECT_EQ(first.params.at("C.tile.j.3"), 64);
+  EXPECT_EQ(first.params.at("C.tile.k.1"), 512);
+  std::set<std::string> split_by_4;
+  bool inner_unrolled = false;
+  for (const Step &s : sp.steps(first)) {
+    if (auto *x = std::get_if<SplitStep>(&s); x && x->axis.rfind("k", 0) == 0 && x->factor == 4) split_by_4.insert(x->axis + "_i");
+    if (auto *u = std::get_if<UnrollStep>(&s); u && split_by_4.count(u->axis)) inner_unrolled = true;
+  }
+  EXPECT_TRUE(inner_unrolled) << "the 512-step k loop is unrolled by 4";
+
+  SearchSpace up(avx512_task("mlp_up", gemm(128, 3072, 768)));
+  EXPECT_EQ(up.seeds().front().params.at("C.tile.i.2"), 1) << up.seeds().front().key();
+  EXPECT_EQ(up.seeds().front().params.at("C.tile.k.1"), 4) << up.seeds().front().key();
+
+  Checker ch(make_task("gemm_20x64x2048", gemm(20, 64, 2048)));
+  int blocked = 0;
+  for (const Candidate &c : ch.space.seeds()) {
+    if (!c.params.count("C.tile.i.1") || c.params.at("C.tile.i.1") != 1 || c.params.at("C.tile.k.1") == 4) continue;
+    blocked++;
+    ch.check(c, "K-blocked seed");
+  }
+  EXPECT_GT(blocked, 0);
 }
 
 // On AVX2 (16 registers of 8 lanes) the block is 12 accumulator registers,
