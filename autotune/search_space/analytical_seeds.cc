@@ -384,6 +384,36 @@ int64_t k_block(int64_t reduce_extent, int64_t row_bytes) {
   return kc >= kMinKBlock ? kc : 0;
 }
 
+// The share of the threads' time that `tasks` equal parallel tasks keep busy:
+// tasks / (threads x ceil(tasks / threads)).
+double thread_balance(int64_t tasks, int threads) {
+  const int64_t t = std::max(1, threads);
+  return static_cast<double>(tasks) / (t * ((tasks + t - 1) / t));
+}
+
+// Outer row tiles for a GEMM seed whose column tasks alone (col_tasks) keep
+// under kBalancedShare of the threads busy: the fewest tiles (up to
+// kMaxRowTiles) that balance best; else 1. Row tiles of `per_tile` rows
+// (block_rows x blocks) make r x col_tasks tasks where they divide the rows,
+// else r alone: loops with a tail are not fused (fuse_parallel), and the row
+// tiles come first. Each row tile re-reads its task's panels of B, hence the
+// fewest. (ConvNeXt-T's and Swin-T's MLPs of 96, 192 and 384 columns make 3
+// column tasks; on 2 threads the second round ran one task alone.)
+constexpr double kBalancedShare = 0.85;
+constexpr int64_t kMaxRowTiles = 4;
+int64_t gemm_row_tiles(int64_t col_tasks, int64_t rows, int64_t block_rows, int threads) {
+  const int64_t row_blocks = (rows + block_rows - 1) / block_rows;
+  auto tasks = [&](int64_t r) {
+    const int64_t per_tile = (row_blocks + r - 1) / r * block_rows;
+    return r == 1 || rows % per_tile == 0 ? r * col_tasks : r;
+  };
+  int64_t best = 1;
+  if (thread_balance(tasks(1), threads) >= kBalancedShare) return best;
+  for (int64_t r = 2; r <= std::min(kMaxRowTiles, row_blocks); r++)
+    if (thread_balance(tasks(r), threads) > thread_balance(tasks(best), threads)) best = r;
+  return best;
+}
+
 struct ConvRegisterBlock {
   int64_t chans = 1, cols = 1, rows = 1;
   double useful = 0;  // accumulators that hold output (guarded rows counted by the rows they cover)
@@ -591,8 +621,15 @@ std::vector<Candidate> SearchSpace::seeds() const {
         for (int64_t vectors : vector_counts) {
           const int64_t block_cols = vectors * vector_lanes(), block_rows = max_register_block() / block_cols;
           if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
-          const std::vector<int64_t> row_levels = {(g.rows->extent + block_rows - 1) / block_rows, 1, block_rows};
-          if (!ss::valid_tile(*g.rows, row_levels)) continue;
+          // All rows in one outer tile (Goto's order: a task owns panels of B and sweeps
+          // every row block past them), or in as few as balance the threads (gemm_row_tiles);
+          // rows at S1 (the accumulator computed per row block) or, K-blocked, at S2.
+          const int64_t row_blocks = (g.rows->extent + block_rows - 1) / block_rows;
+          auto rows_for = [&](int64_t col_tasks, bool k_blocked) {
+            const int64_t tiles = gemm_row_tiles(col_tasks, g.rows->extent, block_rows, impl_->graph.threads);
+            const int64_t per_tile = (row_blocks + tiles - 1) / tiles;
+            return k_blocked ? std::vector<int64_t>{1, per_tile, block_rows} : std::vector<int64_t>{per_tile, 1, block_rows};
+          };
           // A task's packed panels of B (K x block_cols each) stay in its core's L2 while
           // every row block sweeps them: 2 blocks first where both fit, else 1 first (ViT's
           // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
@@ -616,15 +653,16 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // (K = 3072) ran 1.04-1.09x as fast as with the whole K per row block
           // (bench/RESULTS.md, 2026-12-06 thirty-seventh session).
           const int64_t kc = k_block(g.reduce->extent, block_rows * bytes);
-          const std::vector<int64_t> rows_in_k_blocks = {1, row_levels[0], block_rows};
+          const std::vector<int64_t> rows_in_k_blocks = rows_for(g.cols->extent / block_cols, true);
           if (kc > 0 && ss::valid_tile(*g.rows, rows_in_k_blocks))
             keep_gemm(rows_in_k_blocks, {1, 1, block_cols}, kc);
           const int64_t panel_bytes = g.reduce->extent * block_cols * bytes;
           const int64_t first = 2 * panel_bytes <= kL2Bytes ? 2 : 1;
           for (int64_t blocks_per_task : {first, 3 - first}) {
             if (g.cols->extent % (block_cols * blocks_per_task) != 0) continue;
-            keep_gemm(row_levels, {blocks_per_task, 1, block_cols},
-                      g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1);
+            const std::vector<int64_t> rows = rows_for(g.cols->extent / (block_cols * blocks_per_task), false);
+            if (!ss::valid_tile(*g.rows, rows)) continue;
+            keep_gemm(rows, {blocks_per_task, 1, block_cols}, g.reduce->extent % kReduceUnroll == 0 ? kReduceUnroll : 1);
           }
         }
       }

@@ -698,6 +698,39 @@ TEST(SearchSpace, AnalyticalSeedsBlockALongReduction) {
   EXPECT_GT(blocked, 0);
 }
 
+// A GEMM whose column tasks would leave a thread idle (ConvNeXt-T's stage-2
+// MLP down-projection: 784 rows, 192 columns, 3 tasks of a 64-column panel)
+// splits its rows into the fewest outer tiles that balance the threads. On 2
+// threads, 2 tiles of 66 blocks of 6 rows: 2 tasks (the tiles do not divide
+// 784 rows, so the tailed row loop runs in parallel alone); on 4 threads, 4
+// tiles. Where the tiles divide the rows (768), 2 tiles x 3 panels = 6 tasks.
+// All rows in one tile on 1 thread, or where the columns alone make 6 tasks
+// (768 columns in pairs of panels).
+TEST(SearchSpace, AnalyticalSeedsBalanceTheThreads) {
+  auto first_seed = [](int64_t m, int64_t n, int threads) {
+    SearchSpace sp(make_task("gemm", gemm(m, n, 768), kAvx512, threads));
+    Candidate c = sp.seeds().front();
+    return std::make_pair(c.params.at("C.tile.i.1"), parallel_extent(sp.schedule(c).stage("C")));
+  };
+  EXPECT_EQ(first_seed(784, 192, 2), std::make_pair(int64_t{66}, int64_t{2}));
+  EXPECT_EQ(first_seed(784, 192, 4), std::make_pair(int64_t{33}, int64_t{4}));
+  EXPECT_EQ(first_seed(768, 192, 2), std::make_pair(int64_t{64}, int64_t{6}));
+  EXPECT_EQ(first_seed(784, 192, 1).first, 131);
+  EXPECT_EQ(first_seed(784, 768, 2), std::make_pair(int64_t{131}, int64_t{6}));
+
+  // On this CPU, one task of a 6-row block's columns (64 on AVX-512, 16 on AVX2) over 50 rows: the
+  // seeds split the rows in 2 tiles (the last shifted inwards), and compute the reference's values.
+  const int64_t block_cols = SearchSpace(make_task("probe", gemm(6, 16, 8))).max_register_block() / 6;
+  Checker ch(make_task("gemm_50xNx64", gemm(50, block_cols, 64), Target{}, 2));
+  int tiled = 0;
+  for (const Candidate &c : ch.space.seeds()) {
+    if (!c.params.count("C.tile.i.3") || c.params.at("C.tile.i.1") * c.params.at("C.tile.i.3") >= 50) continue;
+    tiled++;
+    ch.check(c, "rows in tiles");
+  }
+  EXPECT_GT(tiled, 0);
+}
+
 // On AVX2 (16 registers of 8 lanes) the block is 12 accumulator registers,
 // 96 elements: the 6-row block first, 6 x 16 (BLIS's Haswell sgemm block),
 // then 3 x 32; AVX-512's 6 x 64 would need 48 registers and spill.
