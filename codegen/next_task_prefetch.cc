@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace tetune {
@@ -125,6 +126,54 @@ class InsertAt : public IRMutator {
   }
 };
 
+// Whether loop's own body (outside the loops it holds) updates an accumulator
+// that LLVM must keep in registers across its iterations: a store whose
+// index uses neither the loop's variable nor anything defined in its body and
+// is not a constant, to a buffer that body also loads. LLVM promotes such a
+// location out of the loop only when nothing else there may touch it, and a
+// prefetch of an address computed from an integer may: the register block
+// then loads and stores every accumulator each step (a K-blocked GEMM block
+// whose accumulator spans all the task's rows ran 0.65x as fast, bench/RESULTS.md,
+// 2026-12-06 thirty-seventh session). A block held at constant indices
+// (stack slots that LLVM splits into registers) is not one.
+bool updates_promoted_accumulator(const For *loop) {
+  struct Find : IRVisitor {
+    std::set<std::string> variant, loaded;
+    std::vector<const Store *> stores;
+    using IRVisitor::visit;
+    void visit(const For *) override {}
+    void visit(const LetStmt *op) override {
+      variant.insert(op->name);
+      IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+      variant.insert(op->name);
+      IRVisitor::visit(op);
+    }
+    void visit(const Load *op) override {
+      loaded.insert(op->name);
+      IRVisitor::visit(op);
+    }
+    void visit(const Store *op) override {
+      stores.push_back(op);
+      IRVisitor::visit(op);
+    }
+  } f;
+  f.variant.insert(loop->name);
+  loop->body.accept(&f);
+  for (const Store *st : f.stores) {
+    if (!f.loaded.count(st->name)) continue;
+    Expr base = st->index;
+    if (const Ramp *r = base.as<Ramp>()) base = r->base;
+    base = simplify(base);
+    if (is_const(base)) continue;
+    bool varies = false;
+    for (const std::string &v : f.variant) varies |= expr_uses_var(base, v);
+    if (!varies) return true;
+  }
+  return false;
+}
+
 // What a task of loop `task` reads of buffer `name`, where the next task's reads start.
 struct Slab {
   Expr next_lo;          // the next task's first element (in terms of the task variable)
@@ -197,9 +246,13 @@ class NextTaskPrefetch : public IRMutator {
       const int64_t lines = (slab->elems + line - 1) / line;
       // The outermost loop of the chain that runs often enough to issue the lines kMaxPerIteration
       // at a time (else the innermost, which then issues the slab's first trips * kMaxPerIteration).
+      // Not in a loop that updates a promoted accumulator (updates_promoted_accumulator), nor below one.
       size_t level = 0;
       int64_t trips = chain[0].extent;
-      while (level + 1 < chain.size() && trips * kMaxPerIteration < lines) trips *= chain[++level].extent;
+      if (updates_promoted_accumulator(chain[0].loop)) continue;
+      while (level + 1 < chain.size() && trips * kMaxPerIteration < lines &&
+             !updates_promoted_accumulator(chain[level + 1].loop))
+        trips *= chain[++level].extent;
       const int per = static_cast<int>(std::min(kMaxPerIteration, (lines + trips - 1) / trips));
       // This iteration's index among the level's iterations in a task, 0 .. trips - 1.
       Expr flat = 0;

@@ -153,6 +153,36 @@ TEST(NextTaskPrefetch, ASlabIsFetchedWhereHalfTheL2HoldsIt) {
   EXPECT_EQ(codegen::max_prefetch_slab_bytes(0), 512 << 10) << "unknown L2";
 }
 
+// As task_loops, but each k step adds w's value into an accumulator at acc_index (an update:
+// acc[acc_index] = acc[acc_index] + w[...]).
+Stmt accumulating_loops(int tasks, int rows, int ks, const Expr &w_index, const Expr &acc_index) {
+  auto load = [](const std::string &buf, const Expr &index) {
+    return Load::make(Halide::Float(32, 16), buf, Ramp::make(index, 1, 16), Halide::Buffer<>(), Parameter(),
+                      const_true(16), ModulusRemainder());
+  };
+  Stmt store = Store::make("acc", load("acc", acc_index) + load("w", w_index), Ramp::make(acc_index, 1, 16),
+                           Parameter(), const_true(16), ModulusRemainder());
+  Stmt k = For::make("k", 0, ks, ForType::Serial, Halide::DeviceAPI::None, store);
+  Stmt i = For::make("i", 0, rows, ForType::Serial, Halide::DeviceAPI::None, k);
+  return For::make("t", 0, tasks, ForType::Parallel, Halide::DeviceAPI::None, i);
+}
+
+TEST(NextTaskPrefetch, NotInALoopWhoseAccumulatorLLVMMustPromote) {
+  // Every row of task t reads its 64 lines, one per k step, into an accumulator. Held at a constant
+  // index (a register block in stack slots), the prefetch goes in the k loop as in
+  // EachTaskFetchesEveryLineOfTheNextTasksSlab; at row i's own index (a block of a larger
+  // accumulator), LLVM could not keep it in registers across k with a prefetch there: the row
+  // loop carries 4 lines per row instead.
+  const Expr w = (var("t") * 64 + var("k")) * 16;
+  std::vector<Prefetch> in_registers = prefetches(codegen::next_task_prefetch(accumulating_loops(4, 8, 64, w, 0), {"w"}, kLimit));
+  ASSERT_EQ(in_registers.size(), 1u);
+  EXPECT_EQ(in_registers[0].loop, "k");
+  std::vector<Prefetch> in_memory =
+      prefetches(codegen::next_task_prefetch(accumulating_loops(4, 8, 64, w, var("i") * 16), {"w"}, kLimit));
+  ASSERT_EQ(in_memory.size(), 4u);
+  for (const Prefetch &p : in_memory) EXPECT_EQ(p.loop, "i");
+}
+
 TEST(NextTaskPrefetch, KernelComputesTheSameBits) {
   // A GEMM over column panels of its packed weight B, one panel per task (as analytical seeds and
   // tuned GEMMs read a prepacked B).
