@@ -246,7 +246,8 @@ class NextTaskPrefetch : public IRMutator {
       const int64_t lines = (slab->elems + line - 1) / line;
       // The outermost loop of the chain that runs often enough to issue the lines kMaxPerIteration
       // at a time (else the innermost, which then issues the slab's first trips * kMaxPerIteration).
-      // Not in a loop that updates a promoted accumulator (updates_promoted_accumulator), nor below one.
+      // Never in a loop that updates a promoted accumulator (updates_promoted_accumulator): the
+      // level stays above it, and the slab is skipped where the outermost loop is one.
       size_t level = 0;
       int64_t trips = chain[0].extent;
       if (updates_promoted_accumulator(chain[0].loop)) continue;

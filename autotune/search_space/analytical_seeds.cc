@@ -630,10 +630,6 @@ std::vector<Candidate> SearchSpace::seeds() const {
             const int64_t per_tile = (row_blocks + tiles - 1) / tiles;
             return k_blocked ? std::vector<int64_t>{1, per_tile, block_rows} : std::vector<int64_t>{per_tile, 1, block_rows};
           };
-          // A task's packed panels of B (K x block_cols each) stay in its core's L2 while
-          // every row block sweeps them: 2 blocks first where both fit, else 1 first (ViT's
-          // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
-          // than 1 on an Ice Lake Xeon of 1.25 MiB L2, bench/RESULTS.md, nineteenth session).
           const int64_t bytes = impl_->graph.stage(S).tensor.dtype().bytes();
           auto keep_gemm = [&](const std::vector<int64_t> &rows, const std::vector<int64_t> &cols, int64_t reduce) {
             Candidate c = filled(impl_->graph, s, si);
@@ -650,12 +646,17 @@ std::vector<Candidate> SearchSpace::seeds() const {
           // accumulator computed at the task (S1 of one), its K blocks outermost, every row
           // block swept past the task's one panel per K block (S2), the block's k loop
           // unrolled by 4 (unroll_inner). BERT-base's and ViT-B/16's MLP down-projections
-          // (K = 3072) ran 1.04-1.09x as fast as with the whole K per row block
-          // (bench/RESULTS.md, 2026-12-06 thirty-seventh session).
+          // (K = 3072) ran 1.04-1.09x as fast alone as with the whole K per row block;
+          // ConvNeXt-T's and Swin-T's (K = 1536) 1.28-1.32x in the model (bench/RESULTS.md,
+          // 2026-12-06 thirty-seventh session).
           const int64_t kc = k_block(g.reduce->extent, block_rows * bytes);
           const std::vector<int64_t> rows_in_k_blocks = rows_for(g.cols->extent / block_cols, true);
           if (kc > 0 && ss::valid_tile(*g.rows, rows_in_k_blocks))
             keep_gemm(rows_in_k_blocks, {1, 1, block_cols}, kc);
+          // A task's packed panels of B (K x block_cols each) stay in its core's L2 while
+          // every row block sweeps them: 2 blocks first where both fit, else 1 first (ViT's
+          // MLP down-projection, K = 3072: 2 x 64-column panels are 1.5 MB, 1.4-1.5x slower
+          // than 1 on an Ice Lake Xeon of 1.25 MiB L2, bench/RESULTS.md, nineteenth session).
           const int64_t panel_bytes = g.reduce->extent * block_cols * bytes;
           const int64_t first = 2 * panel_bytes <= kL2Bytes ? 2 : 1;
           for (int64_t blocks_per_task : {first, 3 - first}) {
