@@ -167,9 +167,8 @@ bool updates_promoted_accumulator(const For *loop) {
     if (const Ramp *r = base.as<Ramp>()) base = r->base;
     base = simplify(base);
     if (is_const(base)) continue;
-    bool varies = false;
-    for (const std::string &v : f.variant) varies |= expr_uses_var(base, v);
-    if (!varies) return true;
+    if (std::none_of(f.variant.begin(), f.variant.end(), [&](const std::string &v) { return expr_uses_var(base, v); }))
+      return true;
   }
   return false;
 }

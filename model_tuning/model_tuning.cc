@@ -89,8 +89,12 @@ double constant_bytes(const Task &task) {
   return bytes;
 }
 
+bool model_weights_above_reported_l3(double model_weight_bytes, const CacheSizes &caches) {
+  return caches.l3_bytes > 0 && model_weight_bytes > caches.l3_bytes;
+}
+
 bool model_weights_stay_cached(double model_weight_bytes, const CacheSizes &caches) {
-  if (caches.l3_bytes > 0 && model_weight_bytes > caches.l3_bytes) return false;
+  if (model_weights_above_reported_l3(model_weight_bytes, caches)) return false;
   return reread_speedup(static_cast<int64_t>(model_weight_bytes)) >= kCachedRereadSpeedup;
 }
 

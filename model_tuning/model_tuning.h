@@ -166,6 +166,9 @@ ModelTuneResult tune_model(const std::vector<ModelTask> &tasks, const ModelTuneO
 /** Bytes of a task's constant inputs (Task::constant_inputs: its weights). */
 double constant_bytes(const Task &task);
 
+/** Whether `model_weight_bytes` exceed the L3 that sysfs reports (false when it reports none). */
+bool model_weights_above_reported_l3(double model_weight_bytes, const CacheSizes &caches);
+
 /**
  * Whether a model's weights (model_weight_bytes) come back from the caches on
  * the next inference: not where they exceed the L3 sysfs reports (when known),

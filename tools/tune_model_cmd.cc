@@ -194,7 +194,7 @@ void add_tune_model_command(CLI::App &app) {
       const CacheSizes caches = host_cache_sizes();
       const double weights = autotune::model_weight_bytes(tasks);
       // The re-read is measured (memoized) only where the weights fit the reported L3, as model_weights_stay_cached does.
-      const bool above_l3 = caches.l3_bytes > 0 && weights > caches.l3_bytes;
+      const bool above_l3 = autotune::model_weights_above_reported_l3(weights, caches);
       char why[96];
       if (above_l3)
         std::snprintf(why, sizeof why, "above the sysfs L3 of %.1f MiB", caches.l3_bytes / 1048576.0);

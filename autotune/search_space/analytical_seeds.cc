@@ -391,27 +391,26 @@ double thread_balance(int64_t tasks, int threads) {
   return static_cast<double>(tasks) / (t * ((tasks + t - 1) / t));
 }
 
-// Outer row tiles for a GEMM seed whose column tasks alone (col_tasks) keep
-// under kBalancedShare of the threads busy: the fewest tiles (up to
-// kMaxRowTiles) that balance best; else 1. Row tiles of `per_tile` rows
-// (block_rows x blocks) make r x col_tasks tasks where they divide the rows,
-// else r alone: loops with a tail are not fused (fuse_parallel), and the row
-// tiles come first. Each row tile re-reads its task's panels of B, hence the
-// fewest. (ConvNeXt-T's and Swin-T's MLPs of 96, 192 and 384 columns make 3
-// column tasks; on 2 threads the second round ran one task alone.)
+// The row blocks per outer tile of a GEMM seed over `rows` rows in blocks of
+// block_rows: all of them (one tile) where its column tasks alone
+// (col_tasks) keep at least kBalancedShare of the threads busy; else those of
+// the fewest tiles (up to kMaxRowTiles) that balance best. Tiles make r x
+// col_tasks tasks where they divide the rows, else r alone: loops with a tail
+// are not fused (fuse_parallel), and the row tiles come first. Each row tile
+// re-reads its task's panels of B, hence the fewest. (ConvNeXt-T's and
+// Swin-T's MLPs of 96, 192 and 384 columns make 3 column tasks; on 2 threads
+// the second round ran one task alone.)
 constexpr double kBalancedShare = 0.85;
 constexpr int64_t kMaxRowTiles = 4;
-int64_t gemm_row_tiles(int64_t col_tasks, int64_t rows, int64_t block_rows, int threads) {
+int64_t gemm_row_tile_blocks(int64_t col_tasks, int64_t rows, int64_t block_rows, int threads) {
   const int64_t row_blocks = (rows + block_rows - 1) / block_rows;
-  auto tasks = [&](int64_t r) {
-    const int64_t per_tile = (row_blocks + r - 1) / r * block_rows;
-    return r == 1 || rows % per_tile == 0 ? r * col_tasks : r;
-  };
+  auto blocks = [&](int64_t r) { return (row_blocks + r - 1) / r; };
+  auto tasks = [&](int64_t r) { return r == 1 || rows % (blocks(r) * block_rows) == 0 ? r * col_tasks : r; };
   int64_t best = 1;
-  if (thread_balance(tasks(1), threads) >= kBalancedShare) return best;
-  for (int64_t r = 2; r <= std::min(kMaxRowTiles, row_blocks); r++)
-    if (thread_balance(tasks(r), threads) > thread_balance(tasks(best), threads)) best = r;
-  return best;
+  if (thread_balance(tasks(1), threads) < kBalancedShare)
+    for (int64_t r = 2; r <= std::min(kMaxRowTiles, row_blocks); r++)
+      if (thread_balance(tasks(r), threads) > thread_balance(tasks(best), threads)) best = r;
+  return blocks(best);
 }
 
 struct ConvRegisterBlock {
@@ -622,13 +621,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
           const int64_t block_cols = vectors * vector_lanes(), block_rows = max_register_block() / block_cols;
           if (g.cols->extent % block_cols != 0 || g.rows->extent < block_rows) continue;
           // All rows in one outer tile (Goto's order: a task owns panels of B and sweeps
-          // every row block past them), or in as few as balance the threads (gemm_row_tiles);
+          // every row block past them), or in as few as balance the threads (gemm_row_tile_blocks);
           // rows at S1 (the accumulator computed per row block) or, K-blocked, at S2.
-          const int64_t row_blocks = (g.rows->extent + block_rows - 1) / block_rows;
           auto rows_for = [&](int64_t col_tasks, bool k_blocked) {
-            const int64_t tiles = gemm_row_tiles(col_tasks, g.rows->extent, block_rows, impl_->graph.threads);
-            const int64_t per_tile = (row_blocks + tiles - 1) / tiles;
-            return k_blocked ? std::vector<int64_t>{1, per_tile, block_rows} : std::vector<int64_t>{per_tile, 1, block_rows};
+            const int64_t blocks = gemm_row_tile_blocks(col_tasks, g.rows->extent, block_rows, impl_->graph.threads);
+            return k_blocked ? std::vector<int64_t>{1, blocks, block_rows} : std::vector<int64_t>{blocks, 1, block_rows};
           };
           const int64_t bytes = impl_->graph.stage(S).tensor.dtype().bytes();
           auto keep_gemm = [&](const std::vector<int64_t> &rows, const std::vector<int64_t> &cols, int64_t reduce) {
