@@ -236,7 +236,11 @@ class NextTaskPrefetch : public IRMutator {
     BusiestLoop busiest;
     op->body.accept(&busiest);
     const std::vector<Loop> &chain = busiest.best;
-    if (chain.empty()) return op;
+    // The chain's loops that may carry a prefetch: those above the first that updates an accumulator
+    // LLVM must keep in registers (updates_promoted_accumulator). The same for every weight buffer.
+    size_t usable = 0;
+    while (usable < chain.size() && !updates_promoted_accumulator(chain[usable].loop)) usable++;
+    if (usable == 0) return op;
     std::map<const For *, std::vector<Stmt>> fetches;
     for (const std::string &name : weights_) {
       std::optional<Slab> slab = slab_to_fetch(op, name, chain, max_slab_bytes_);
@@ -244,15 +248,11 @@ class NextTaskPrefetch : public IRMutator {
       const int64_t line = std::max(1, kLineBytes / slab->type.bytes());
       const int64_t lines = (slab->elems + line - 1) / line;
       // The outermost loop of the chain that runs often enough to issue the lines kMaxPerIteration
-      // at a time (else the innermost, which then issues the slab's first trips * kMaxPerIteration).
-      // Never in a loop that updates a promoted accumulator (updates_promoted_accumulator): the
-      // level stays above it, and the slab is skipped where the outermost loop is one.
+      // at a time (else the innermost usable one, which then issues the slab's first
+      // trips * kMaxPerIteration).
       size_t level = 0;
       int64_t trips = chain[0].extent;
-      if (updates_promoted_accumulator(chain[0].loop)) continue;
-      while (level + 1 < chain.size() && trips * kMaxPerIteration < lines &&
-             !updates_promoted_accumulator(chain[level + 1].loop))
-        trips *= chain[++level].extent;
+      while (level + 1 < usable && trips * kMaxPerIteration < lines) trips *= chain[++level].extent;
       const int per = static_cast<int>(std::min(kMaxPerIteration, (lines + trips - 1) / trips));
       // This iteration's index among the level's iterations in a task, 0 .. trips - 1.
       Expr flat = 0;
