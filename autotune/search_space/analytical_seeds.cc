@@ -305,6 +305,13 @@ constexpr int64_t kWeightChannels = 8;
 constexpr int64_t kShortReduce = 32;
 /** A one-row product with a reduction this long streams its weight (the GEMV seed). */
 constexpr int64_t kGemvReduce = 64;
+// A spatial-vector stage reducing across this many elements besides its
+// window's taps (attention's Q K^T, K = 64) keeps its accumulators in a
+// local copy written back once: ViT-B/16's Q K^T (12 x 197 x 197, K = 64)
+// ran 1.44x as fast so, BERT-base's 1.13x, PP-OCRv4 det's NCHW 3x3 convs of
+// 96 -> 24 channels 1.15-1.96x (bench/RESULTS.md, thirty-ninth session).
+// Depthwise convs (taps only) keep the output as their accumulator.
+constexpr int64_t kCrossReduce = 16;
 // The 4-level tile of spatial axis `axis` (a position in st.spatial_axes) of st, or null.
 const TileSpec *stage_tile(const Sketch &s, const StageInfo &st, int axis) {
   if (axis < 0) return nullptr;
@@ -826,8 +833,12 @@ std::vector<Candidate> SearchSpace::seeds() const {
         // threads: 13 against 17 us). So does a blocked register block's (a 1x1
         // conv's, the Winograd GEMM's): written back once after its reduction,
         // not loaded and stored around each step of it (the GEMM of 32
-        // channels on 5476 tiles: 1.12 against 0.83 ms).
-        const bool preferred = gemv || out_chans ? plan.cache_write : !plan.cache_write;
+        // channels on 5476 tiles: 1.12 against 0.83 ms). So does a stage in
+        // plain layout reducing across a vector or more of channels or K
+        // besides its window's taps (kCrossReduce): a batched matmul of
+        // activations, an NCHW conv of odd output channels.
+        const bool across = input_lanes == 0 && ss::reduce_extent(st) / ss::window_taps(st) >= kCrossReduce;
+        const bool preferred = gemv || out_chans || across ? plan.cache_write : !plan.cache_write;
         const int spatial_rank = out.size() != before ? -1 : preferred ? 1 : 2;
         // A blocked conv with a kernel window in one output-channel block (AVX2's), first of
         // all: 4 output-channel blocks x 2 columns with each tap's input lanes innermost

@@ -860,6 +860,18 @@ TEST(SearchSpace, SpatialSeedRowsWithATailWhereNoDivisorFillsTheBlock) {
   }
 }
 
+// A batched matmul of activations reduces across K (64), not over a kernel
+// window: its first seed keeps the accumulators in a local copy written back
+// once (at_level), as the GEMM and the blocked convs do (a depthwise conv
+// does not: AnalyticalSeedsForConv).
+TEST(SearchSpace, BatchedMatmulSeedAccumulatesInALocalCopy) {
+  Checker ch(make_task("bmm", ops::build_op("batch_matmul", {2, 197, 64, 40}).outputs, kAvx512));
+  std::vector<Candidate> seeds = ch.space.seeds();
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_NE(ch.space.family(seeds.front()).find("at_level"), std::string::npos) << ch.space.family(seeds.front());
+  ch.check(seeds.front(), "seed");
+}
+
 // On AVX-512, a reduction over blocked channels (the blocked conv, the
 // Winograd GEMM) gets a spatial-vector seed of 14 rows of 16-lane blocks (224
 // accumulator lanes); other reductions at most 8 vectors in that model (a
