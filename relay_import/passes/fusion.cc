@@ -49,18 +49,40 @@ struct Builder {
 // Ops that only move elements, one data input (the rest constant), each output element a copy.
 bool moves_data_only(const std::string &op) { return op == "Transpose" || op == "Split" || op == "Slice"; }
 
+// Whether n reads one data value, its first input (any others are constants).
+bool one_data_input(const Graph &g, const Node &n) {
+  if (n.inputs.empty() || n.inputs[0] < 0) return false;
+  for (size_t i = 1; i < n.inputs.size(); i++)
+    if (n.inputs[i] >= 0 && !g.values[n.inputs[i]].is_const()) return false;
+  return true;
+}
+
 // The group that data-movement node n joins, or -1: its data input's producer group when that
 // group only moves data too and nothing else reads the value (a Transpose then a Split: one
 // kernel reads the input once and writes the pieces, with no transposed copy in between).
+// View nodes between them (the Reshape from a Slice of K to its heads, then their Transpose:
+// ViT's attention) are looked through when each one's output is read by the next alone and the
+// group is one node; they are returned in `views`, producer first, to join the group too. (A
+// Transpose of one piece of BERT's Transpose then Split, past a Squeeze, ran 2x slower in that
+// kernel than alone: its pieces then leave in different axis orders.)
 int data_movement_producer(const Graph &g, const ValueReaders &readers, const Builder &b, const Node &n,
-                           const FusionOptions &options) {
-  if (n.inputs.empty() || n.inputs[0] < 0) return -1;
-  for (size_t i = 1; i < n.inputs.size(); i++)
-    if (n.inputs[i] >= 0 && !g.values[n.inputs[i]].is_const()) return -1;
-  const int v = n.inputs[0];
+                           const FusionOptions &options, std::vector<int> &views) {
+  views.clear();
+  if (!one_data_input(g, n)) return -1;
+  int v = n.inputs[0];
   if (readers.only(g, v) < 0) return -1;
+  for (int vg = b.producer_group(v); vg >= 0 && b.kind[vg] == OpPattern::View; vg = b.producer_group(v)) {
+    const int p = g.values[v].producer;
+    const Node &view = g.nodes[p];
+    if (b.members[vg].size() != 1 || !one_data_input(g, view) || view.outputs.size() != 1) return -1;
+    views.insert(views.begin(), p);
+    v = view.inputs[0];
+    if (readers.only(g, v) < 0) return -1;
+  }
   const int G = b.producer_group(v);
-  if (G < 0 || b.kind[G] != OpPattern::Injective || static_cast<int>(b.members[G].size()) >= options.max_group_nodes) return -1;
+  if (G < 0 || b.kind[G] != OpPattern::Injective || static_cast<int>(b.members[G].size()) >= options.max_group_nodes ||
+      (!views.empty() && b.members[G].size() != 1))
+    return -1;
   for (int m : b.members[G])
     if (!moves_data_only(g.nodes[m].op)) return -1;
   return G;
@@ -95,7 +117,15 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
         }
       }
     }
-    if (join < 0 && options.fuse && moves_data_only(n.op)) join = data_movement_producer(g, readers, b, n, options);
+    if (join < 0 && options.fuse && moves_data_only(n.op)) {
+      std::vector<int> views;
+      join = data_movement_producer(g, readers, b, n, options, views);
+      for (int view : join >= 0 ? views : std::vector<int>{}) {  // out of its own (now empty) group, into the kernel
+        b.members[b.group_of[view]].clear();
+        b.group_of[view] = join;
+        b.members[join].push_back(view);
+      }
+    }
     if (join < 0) {
       join = static_cast<int>(b.members.size());
       b.members.emplace_back();
@@ -130,6 +160,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
   std::set<int> graph_outs(g.outputs.begin(), g.outputs.end());
   std::vector<FusedGroup> groups;
   for (int h : gorder) {
+    if (b.members[h].empty()) continue;  // a view that joined a data-movement kernel
     FusedGroup fg;
     fg.kind = b.kind[h] == OpPattern::View ? FusedGroup::View : b.kind[h] == OpPattern::Host ? FusedGroup::Host : FusedGroup::Kernel;
     fg.nodes = b.members[h];

@@ -14,7 +14,9 @@
 //    produces its input when that group only moves data too (Transpose,
 //    Split, Slice) and nothing else reads the value: BERT's Transpose then
 //    Split of Q, K and V become one kernel that writes the three pieces, not a
-//    transposed copy and then the pieces.
+//    transposed copy and then the pieces. View nodes in between, each read by
+//    the next alone, join that kernel too (ViT's Slice of K, its Reshape to
+//    heads and their Transpose: one kernel, no sliced copy).
 //  * View nodes (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) form
 //    groups of their own that the executor runs as a reshape, without a kernel.
 // A group's outputs are the values it produces that are read outside it or
