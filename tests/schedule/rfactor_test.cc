@@ -176,6 +176,29 @@ TEST(RFactor, RowLanesReducedHorizontally) {
   EXPECT_NE(e.find("only reduce loop"), std::string::npos) << e;
 }
 
+// The partial last chunk of a vectorized rfactor adds the reduction's
+// identity in its missing lanes: no predicated (masked) store of the
+// accumulator, which the next read of the whole vector would stall on, and
+// Halide peels the chunk off the loop. Rows of 197 (ViT's softmax) in chunks
+// of 16 lanes: equal to the reference for max and sum.
+TEST(RFactor, PartialChunkAddsTheIdentityUnpredicated) {
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Sum}) {
+    RefCase c = row_reduce_case(op, 7, 197);
+    SCOPED_TRACE(c.name);
+    Schedule s({c.output});
+    s.split("S", "k", 16);  // 13 * 16 = 208
+    std::string rf = s.rfactor("S", "k_i");
+    s.reorder(rf, {"r", "k_o", "k_i"});
+    s.vectorize(rf, "k_i");
+    s.compute_at(rf, "S", "r");
+    s.vectorize("S", "k_i");
+    expect_correct(s, c);
+    const std::string stmt = Kernel::build(s).lowered_stmt();
+    EXPECT_EQ(stmt.find("predicate"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("_r$x, 0, 12)"), std::string::npos) << "12 whole chunks, then the partial one peeled:\n" << stmt;
+  }
+}
+
 TEST(RFactor, Gemm) {
   RefCase c = testing::gemm_case(23, 34, 19);
   {
