@@ -64,7 +64,7 @@ Tensor softmax(const Tensor &x, int64_t axis, const std::string &name) {
   annotate(s, "reduce", {{"op", "Softmax"}, {"axis", std::to_string(p.ax)}});
   Tensor out = compute(
       x.shape(),
-      [&](const std::vector<Var> &i) { return e(std::vector<Expr>(i.begin(), i.end())) / s(drop(i, p.ax)); }, name, "",
+      [&](const std::vector<Var> &i) { return e(std::vector<Expr>(i.begin(), i.end())) * (make_float(1.0, x.dtype()) / s(drop(i, p.ax))); }, name, "",
       p.names);
   return annotate(out, "softmax", {{"op", "Softmax"}, {"axis", std::to_string(p.ax)}});
 }
