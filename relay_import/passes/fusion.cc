@@ -68,23 +68,27 @@ bool one_data_input(const Graph &g, const Node &n) {
 int data_movement_producer(const Graph &g, const ValueReaders &readers, const Builder &b, const Node &n,
                            const FusionOptions &options, std::vector<int> &views) {
   views.clear();
-  if (!one_data_input(g, n)) return -1;
+  auto none = [&] {
+    views.clear();
+    return -1;
+  };
+  if (!one_data_input(g, n)) return none();
   int v = n.inputs[0];
-  if (readers.only(g, v) < 0) return -1;
+  if (readers.only(g, v) < 0) return none();
   for (int vg = b.producer_group(v); vg >= 0 && b.kind[vg] == OpPattern::View; vg = b.producer_group(v)) {
     const int p = g.values[v].producer;
     const Node &view = g.nodes[p];
-    if (b.members[vg].size() != 1 || !one_data_input(g, view) || view.outputs.size() != 1) return -1;
+    if (b.members[vg].size() != 1 || !one_data_input(g, view) || view.outputs.size() != 1) return none();
     views.insert(views.begin(), p);
     v = view.inputs[0];
-    if (readers.only(g, v) < 0) return -1;
+    if (readers.only(g, v) < 0) return none();
   }
   const int G = b.producer_group(v);
   if (G < 0 || b.kind[G] != OpPattern::Injective || static_cast<int>(b.members[G].size()) >= options.max_group_nodes ||
       (!views.empty() && b.members[G].size() != 1))
-    return -1;
+    return none();
   for (int m : b.members[G])
-    if (!moves_data_only(g.nodes[m].op)) return -1;
+    if (!moves_data_only(g.nodes[m].op)) return none();
   return G;
 }
 
@@ -120,7 +124,7 @@ std::vector<FusedGroup> fuse_graph(const Graph &g, const FusionOptions &options)
     if (join < 0 && options.fuse && moves_data_only(n.op)) {
       std::vector<int> views;
       join = data_movement_producer(g, readers, b, n, options, views);
-      for (int view : join >= 0 ? views : std::vector<int>{}) {  // out of its own (now empty) group, into the kernel
+      for (int view : views) {  // out of its own (now empty) group, into the kernel
         b.members[b.group_of[view]].clear();
         b.group_of[view] = join;
         b.members[join].push_back(view);

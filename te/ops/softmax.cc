@@ -62,10 +62,14 @@ Tensor softmax(const Tensor &x, int64_t axis, const std::string &name) {
       },
       name + ".sum", "", p.red_names);
   annotate(s, "reduce", {{"op", "Softmax"}, {"axis", std::to_string(p.ax)}});
+  // One division a row, not one an element (as MLAS does): s is in [1, n] or NaN (the row's
+  // largest term is exp(0)), so 1 / s is finite and e * (1 / s) within an ulp of e / s.
   Tensor out = compute(
       x.shape(),
-      [&](const std::vector<Var> &i) { return e(std::vector<Expr>(i.begin(), i.end())) * (make_float(1.0, x.dtype()) / s(drop(i, p.ax))); }, name, "",
-      p.names);
+      [&](const std::vector<Var> &i) {
+        return e(std::vector<Expr>(i.begin(), i.end())) * (make_float(1.0, x.dtype()) / s(drop(i, p.ax)));
+      },
+      name, "", p.names);
   return annotate(out, "softmax", {{"op", "Softmax"}, {"axis", std::to_string(p.ax)}});
 }
 

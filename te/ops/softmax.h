@@ -3,7 +3,7 @@
 // Layout: any rank; axis in [-r, r) (AttributeError otherwise). Float only
 // (DTypeError). Numerically stable: the maximum along the axis is subtracted
 // before exponentiating. Stages:
-//   softmax:     "<name>.max" (reduce), "<name>.exp" (broadcast), "<name>.sum" (reduce), <name> (tag "softmax")
+//   softmax:     "<name>.max" (reduce), "<name>.exp" (broadcast), "<name>.sum" (reduce), <name> = exp * (1 / sum) (tag "softmax")
 //   log_softmax: "<name>.max" (reduce), "<name>.sum" = sum exp(x - max) (reduce), <name> = x - max - log(sum) (tag "softmax")
 // The reduce stages drop the axis (shape without it). attrs: op, axis.
 #pragma once
