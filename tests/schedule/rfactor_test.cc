@@ -59,6 +59,22 @@ RefCase row_reduce_case(ReduceOp op, int R, int L, double lo = -1, double hi = 1
   return c;
 }
 
+// The row form of the search space: `lanes` partial results per row,
+// computed at the row, parallel over the rows, and the final reduction over
+// those lanes vectorized (one horizontal reduction, Halide's
+// atomic().vectorize).
+Schedule row_form(const RefCase &c, int lanes) {
+  Schedule s({c.output});
+  s.split("S", "k", lanes);
+  std::string rf = s.rfactor("S", "k_i");
+  s.reorder(rf, {"r", "k_o", "k_i"});
+  s.vectorize(rf, "k_i");
+  s.compute_at(rf, "S", "r");
+  s.parallel("S", "r");
+  s.vectorize("S", "k_i");
+  return s;
+}
+
 TEST(RFactor, LargeSumParallelOverOuterPart) {
   // [1, 100003] -> [1]: odd extent, 4096 does not divide it (25 chunks, the last one partial).
   RefCase c = row_reduce_case(ReduceOp::Sum, 1, 100003);
@@ -135,24 +151,12 @@ TEST(RFactor, RowwiseReductionsVectoriseInnerPart) {
   }
 }
 
-// The row form of the search space: 64 lanes of partial results per row,
-// computed at the row, and the final reduction over those lanes vectorized
-// (one horizontal reduction, Halide's atomic().vectorize). Equal to the
-// reference for every reduce op; a NaN in a row makes its max and min NaN
+// The row form (row_form) with 64 lanes of partial results per row. Equal to
+// the reference for every reduce op; a NaN in a row makes its max and min NaN
 // (IEEE 754-2019 maximum / minimum, as ONNX), whichever lane holds it.
 // Vectorizing a reduce loop is refused where the stage has another one.
 TEST(RFactor, RowLanesReducedHorizontally) {
-  auto row_lanes = [](const RefCase &c) {
-    Schedule s({c.output});
-    s.split("S", "k", 64);  // 1001 = 15 * 64 + 41: the last chunk is partial
-    std::string rf = s.rfactor("S", "k_i");
-    s.reorder(rf, {"r", "k_o", "k_i"});
-    s.vectorize(rf, "k_i");
-    s.compute_at(rf, "S", "r");
-    s.parallel("S", "r");
-    s.vectorize("S", "k_i");
-    return s;
-  };
+  auto row_lanes = [](const RefCase &c) { return row_form(c, 64); };  // 1001 = 15 * 64 + 41: the last chunk is partial
   for (ReduceOp op : {ReduceOp::Max, ReduceOp::Sum, ReduceOp::Min, ReduceOp::Prod}) {
     RefCase c = op == ReduceOp::Prod ? row_reduce_case(op, 6, 1001, 0.999, 1.001) : row_reduce_case(op, 6, 1001);
     SCOPED_TRACE(c.name);
@@ -185,13 +189,7 @@ TEST(RFactor, PartialChunkAddsTheIdentityUnpredicated) {
   for (ReduceOp op : {ReduceOp::Max, ReduceOp::Sum}) {
     RefCase c = row_reduce_case(op, 7, 197);
     SCOPED_TRACE(c.name);
-    Schedule s({c.output});
-    s.split("S", "k", 16);  // 13 * 16 = 208
-    std::string rf = s.rfactor("S", "k_i");
-    s.reorder(rf, {"r", "k_o", "k_i"});
-    s.vectorize(rf, "k_i");
-    s.compute_at(rf, "S", "r");
-    s.vectorize("S", "k_i");
+    Schedule s = row_form(c, 16);  // 13 * 16 = 208
     expect_correct(s, c);
     const std::string stmt = Kernel::build(s).lowered_stmt();
     EXPECT_EQ(stmt.find("predicate"), std::string::npos) << stmt;
