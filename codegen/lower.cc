@@ -356,12 +356,17 @@ class Lowerer {
     reduce_into(f, args, op, dt, lw(red->args[0]));
   }
 
+  // The identity of reduction op over dtype dt (0, 1, -inf, +inf, or the type's bounds) as type t.
+  static HExpr identity_as(ReduceOp op, DType dt, Halide::Type t) {
+    ExprLowering lw;
+    return Halide::cast(t, lw(reduce_identity(op, dt)));
+  }
+
   // f(args) = identity; f(args) = combine(f(args), src). Reduce in the compute type; round to the
   // stored type on every update only when they differ (float16 / bfloat16 accumulate in float32 via cast).
   static void reduce_into(Halide::Func f, const std::vector<HExpr> &args, ReduceOp op, DType dt, HExpr src) {
     Halide::Type store = halide_type(dt);
-    ExprLowering lw;
-    f(args) = Halide::cast(store, lw(reduce_identity(op, dt)));
+    f(args) = identity_as(op, dt, store);
     HExpr cur = Halide::cast(src.type(), f(args));
     HExpr next;
     switch (op) {
@@ -414,10 +419,7 @@ class Lowerer {
     }
     for (const auto &r : red->reduce_axes) lw.vars[r.var.get()] = r.var.name() == rf.orig ? k : rvars.at(r.var.name());
     HExpr src = lw(red->args[0]);
-    if (in_range.defined()) {
-      ExprLowering id;
-      src = Halide::select(in_range, src, Halide::cast(src.type(), id(reduce_identity(static_cast<ReduceOp>(red->op), dt))));
-    }
+    if (in_range.defined()) src = Halide::select(in_range, src, identity_as(static_cast<ReduceOp>(red->op), dt, src.type()));
     if (!rdom) {
       // Nothing left to reduce: one term per partial result.
       f(args) = Halide::cast(halide_type(dt), src);

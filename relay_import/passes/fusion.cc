@@ -78,7 +78,7 @@ int data_movement_producer(const Graph &g, const ValueReaders &readers, const Bu
   for (int vg = b.producer_group(v); vg >= 0 && b.kind[vg] == OpPattern::View; vg = b.producer_group(v)) {
     const int p = g.values[v].producer;
     const Node &view = g.nodes[p];
-    if (b.members[vg].size() != 1 || !one_data_input(g, view) || view.outputs.size() != 1) return none();
+    if (!one_data_input(g, view) || view.outputs.size() != 1) return none();  // (a View group is its one node)
     views.insert(views.begin(), p);
     v = view.inputs[0];
     if (readers.only(g, v) < 0) return none();
