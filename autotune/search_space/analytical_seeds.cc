@@ -36,9 +36,9 @@
 // that give 16 tasks per thread, or serial in a DAG of little work
 // (simple_parallel_loops), parallel grain 16 tasks per thread, tiled stages
 // parallel over every S0 loop, a window's pad inlined, at root or at the
-// window's tiles (inline_narrow_pad, inline_blocked_pad, pad_at_window,
-// read_by_tiled). The models fix structure, not exact sizes: the search then
-// moves factors, and measurement decides.
+// window's tiles (inline_blocked_pad, pad_at_window, read_by_tiled). The
+// models fix structure, not exact sizes: the search then moves factors, and
+// measurement decides.
 #include <algorithm>
 #include <optional>
 
@@ -132,20 +132,13 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
   return false;
 }
 
-// The pad of an NCHW input read as NCHW1c (innermost axis 1) by convs of at
-// most a 3x3 window: inlined. At root nothing vectorizes its copy, which cost
-// more than the inlined bounds tests of 9 taps (EfficientNet-B0's and
-// MobileNetV3's stems 1.4-1.8x faster so); ResNet-50's 7x7 stem ran 1.4x
-// faster with it at root (bench/RESULTS.md, tenth session).
+// The most taps of a window whose blocked pad is inlined (inline_blocked_pad).
+// (An NCHW input read as NCHW1c keeps its pad at root, read_by_tiled: its
+// copy is scalar, as its innermost axis is 1, yet cheaper than a bounds test
+// at every tap of the stem conv: inlined, the 3x3 stems of MobileNetV3,
+// EfficientNet, RegNet, ShuffleNet and PP-OCRv4 ran 1.4-2.5x slower;
+// bench/RESULTS.md, fortieth session.)
 constexpr int64_t kInlinePadMaxTaps = 9;
-bool inline_narrow_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
-  const Shape &shape = g.stage(stage).tensor.shape();
-  auto it = g.consumers.find(stage);
-  if (shape.empty() || shape.back() != 1 || it == g.consumers.end()) return false;
-  return std::all_of(it->second.begin(), it->second.end(), [&](const std::string &c) {
-    return s.plan(c).kind == ss::PlanKind::Tiled && ss::window_taps(g.stage(c)) <= kInlinePadMaxTaps;
-  });
-}
 
 // The only consumer of `stage`, when it is a tiled stage reducing over a
 // window alone (a depthwise conv); else null.
@@ -166,10 +159,9 @@ const StageInfo *window_alone_reader(const ss::Graph &g, const Sketch &s, const 
 // is inlined where that is cheaper than a padded copy at root or at the
 // conv's tiles: inlined, every tap of every output pays a bounds test (on
 // whole vectors); the copy costs a pass over the padded input. So inlined
-// with a window of at most 3x3 taps (kInlinePadMaxTaps, as an NCHW1c input's
-// pad above), with a stride (the input is larger than
-// the output), or with an output of at most 14x14 (most windows touch the
-// border). Measured on the 38 depthwise convs of MobileNetV3-Large,
+// with a window of at most 3x3 taps (kInlinePadMaxTaps), with a stride (the
+// input is larger than the output), or with an output of at most 14x14 (most
+// windows touch the border). Measured on the 38 depthwise convs of MobileNetV3-Large,
 // EfficientNet-B0 and PP-OCRv4 det, 2 threads: a 5x5 window at stride 1 over
 // 28x28 or 40x40 outputs ran 15-25% slower inlined, the others mostly faster
 // (bench/RESULTS.md, thirty-fourth session).
@@ -245,7 +237,7 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc"))
-      v = (inline_narrow_pad(g, s, ch.stage) || inline_blocked_pad(g, s, ch.stage)) && ch.values.front() == 0 ? 0
+      v = inline_blocked_pad(g, s, ch.stage) && ch.values.front() == 0 ? 0
           : pad_at_window(g, s, ch.stage) || ss::row_form_related(g, s, ch.stage) ? 2
           : read_by_tiled(g, s, ch.stage)                                   ? 1
                                                                             : ch.values.front();
