@@ -123,7 +123,11 @@ int64_t largest_power_of_two_upto(const ss::ChoiceSpec &c, int64_t cap) {
 // deterministically for what no model sets.
 // A stage read by a multi-level tiled stage (a conv's pad) is computed at
 // root: inlined, its bounds test would run once per tap, and computed at a
-// tile it is recomputed for every overlapping window.
+// tile it is recomputed for every overlapping window. So is the pad of an NCHW
+// input read as NCHW1c by a stem conv, although its copy is scalar (innermost
+// axis 1): inlined, the 3x3 stems of MobileNetV3, EfficientNet, RegNet,
+// ShuffleNet and PP-OCRv4 ran 1.4-2.5x slower (bench/RESULTS.md, fortieth
+// session).
 bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   auto it = g.consumers.find(stage);
   if (it == g.consumers.end()) return false;
@@ -131,14 +135,6 @@ bool read_by_tiled(const ss::Graph &g, const Sketch &s, const std::string &stage
     if (s.plan(c).kind == ss::PlanKind::Tiled) return true;
   return false;
 }
-
-// The most taps of a window whose blocked pad is inlined (inline_blocked_pad).
-// (An NCHW input read as NCHW1c keeps its pad at root, read_by_tiled: its
-// copy is scalar, as its innermost axis is 1, yet cheaper than a bounds test
-// at every tap of the stem conv: inlined, the 3x3 stems of MobileNetV3,
-// EfficientNet, RegNet, ShuffleNet and PP-OCRv4 ran 1.4-2.5x slower;
-// bench/RESULTS.md, fortieth session.)
-constexpr int64_t kInlinePadMaxTaps = 9;
 
 // The only consumer of `stage`, when it is a tiled stage reducing over a
 // window alone (a depthwise conv); else null.
@@ -161,10 +157,11 @@ const StageInfo *window_alone_reader(const ss::Graph &g, const Sketch &s, const 
 // whole vectors); the copy costs a pass over the padded input. So inlined
 // with a window of at most 3x3 taps (kInlinePadMaxTaps), with a stride (the
 // input is larger than the output), or with an output of at most 14x14 (most
-// windows touch the border). Measured on the 38 depthwise convs of MobileNetV3-Large,
-// EfficientNet-B0 and PP-OCRv4 det, 2 threads: a 5x5 window at stride 1 over
-// 28x28 or 40x40 outputs ran 15-25% slower inlined, the others mostly faster
-// (bench/RESULTS.md, thirty-fourth session).
+// windows touch the border). Measured on the 38 depthwise convs of
+// MobileNetV3-Large, EfficientNet-B0 and PP-OCRv4 det, 2 threads: a 5x5
+// window at stride 1 over 28x28 or 40x40 outputs ran 15-25% slower inlined,
+// the others mostly faster (bench/RESULTS.md, thirty-fourth session).
+constexpr int64_t kInlinePadMaxTaps = 9;
 constexpr int64_t kInlinePadMaxPoints = 14 * 14;
 bool inline_blocked_pad(const ss::Graph &g, const Sketch &s, const std::string &stage) {
   const StageInfo *conv = window_alone_reader(g, s, stage);
@@ -237,10 +234,10 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
     else if (ends_with(ch.name, ".loc"))
-      v = inline_blocked_pad(g, s, ch.stage) && ch.values.front() == 0 ? 0
+      v = inline_blocked_pad(g, s, ch.stage) && ch.values.front() == 0           ? 0
           : pad_at_window(g, s, ch.stage) || ss::row_form_related(g, s, ch.stage) ? 2
-          : read_by_tiled(g, s, ch.stage)                                   ? 1
-                                                                            : ch.values.front();
+          : read_by_tiled(g, s, ch.stage)                                         ? 1
+                                                                                  : ch.values.front();
     else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);
     else if (ends_with(ch.name, ".at") && ss::row_form_related(g, s, ch.stage)) v = ss::kAtRow;
     c.params[ch.name] = v;
