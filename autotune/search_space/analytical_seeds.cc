@@ -119,8 +119,6 @@ int64_t largest_power_of_two_upto(const ss::ChoiceSpec &c, int64_t cap) {
   return std::find(c.values.begin(), c.values.end(), best) != c.values.end() ? best : c.values.front();
 }
 
-// Analytical values of every choice (see the top of this file); tiles drawn
-// deterministically for what no model sets.
 // A stage read by a multi-level tiled stage (a conv's pad) is computed at
 // root: inlined, its bounds test would run once per tap, and computed at a
 // tile it is recomputed for every overlapping window. So is the pad of an NCHW
@@ -220,6 +218,8 @@ int64_t simple_parallel_loops(const ss::Graph &g, const Sketch &s, const ss::Cho
   return ch.values.back();
 }
 
+// Analytical values of every choice (see the top of this file); tiles drawn
+// deterministically for what no model sets.
 Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
   std::mt19937_64 rng(0);
   Candidate c;
