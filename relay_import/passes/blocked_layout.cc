@@ -38,17 +38,22 @@ bool padded_block_fits(const Shape &s, int64_t b) {
   return s.size() == 4 && s[1] % b != 0 && 3 * (ceil_div(s[1], b) * b - s[1]) <= s[1];
 }
 
-// The [N, C, H, W] shapes that padded_block_fits and that only convs,
-// elementwise ops and pools read (they run blocked), so no value of them
-// needs a ToPlain that crops the padding, apart from [N, C, 1, 1] ones (a
-// few floats). PP-OCR det's 24-channel maps read by Resize and Concat ran
-// 16% slower padded (bench/RESULTS.md, ninth session).
+// The [N, C, H, W] shapes that padded_block_fits and that a conv reads, or
+// that only convs, elementwise ops and pools read (they run blocked). A value
+// of a shape some conv reads pays one ToPlain (cropping the padding) for its
+// other readers, and that conv reduces over whole vectors of channels:
+// ShuffleNetV2's 116- and 232-channel branches, whose values Concat and Slice
+// also read, ran 1.25x faster so (bench/RESULTS.md, forty-first session). A
+// shape no conv reads gains only at the conv writing it: PP-OCR det's
+// 24-channel maps, read by Resize and Concat, ran 16% slower padded
+// (bench/RESULTS.md, ninth session). [N, C, 1, 1] values are a few floats.
 std::set<Shape> padded_shapes(const Graph &g, int64_t b) {
-  std::set<Shape> fits, read_plain;
+  std::set<Shape> fits, read_plain, read_by_conv;
   for (const Value &v : g.values)
     if (v.shape_known && v.dtype == float32() && padded_block_fits(v.shape, b)) fits.insert(v.shape);
   for (const Node &n : g.nodes) {
     if (n.dead) continue;
+    if (conv_with_weight(n)) read_by_conv.insert(g.values[n.inputs[0]].shape);
     const bool blocked_reader = n.op == "Conv" || broadcasting_elementwise_ops().count(n.op) || blocked_pool_ops().count(n.op);
     for (int v : n.inputs)
       if (v >= 0 && !blocked_reader && fits.count(g.values[v].shape)) read_plain.insert(g.values[v].shape);
@@ -57,7 +62,7 @@ std::set<Shape> padded_shapes(const Graph &g, int64_t b) {
     if (v >= 0) read_plain.insert(g.values[v].shape);
   std::set<Shape> picked;
   for (const Shape &s : fits)
-    if (!read_plain.count(s) || s[2] * s[3] == 1) picked.insert(s);
+    if (!read_plain.count(s) || read_by_conv.count(s) || s[2] * s[3] == 1) picked.insert(s);
   // A conv whose output stays NCHW reads its input NCHW too: until nothing changes.
   for (bool dropped = true; dropped;) {
     dropped = false;

@@ -442,3 +442,51 @@ TEST(BlockedLayout, GroupedConvsRunBlockedInGroupsOfWholeBlocks) {
   EXPECT_EQ(relay::convert_to_blocked_layout(g, 16).convs, 2);
   EXPECT_EQ(ops_of(g)["Conv"], 1);
 }
+
+namespace {
+// X [1, 16, 6, 6]: A = Relu(Conv1x1(X, 16 -> 26)), 26 channels padded to 2 blocks of 16. Then,
+// as a ShuffleNetV2 unit: B = Relu(Conv1x1(A, 26 -> 26)) and Y = Concat(Slice(A, channels
+// 0..13), B) (39 channels); or, with no conv reading A, Y = Concat(Slice(A, 0..13), A).
+std::string sliced_branch_model(bool read_by_conv) {
+  onnx::ModelProto m;
+  auto *g = start_model(m, "sliced_branch");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  conv(g, "X", "a0", 16, 26, 1, 1, 1);
+  add_node(g, "Relu", {"a0"}, {"A"});
+  add_int64_initializer(g, "starts", {0});
+  add_int64_initializer(g, "ends", {13});
+  add_int64_initializer(g, "axes", {1});
+  add_node(g, "Slice", {"A", "starts", "ends", "axes"}, {"S"});
+  if (read_by_conv) {
+    conv(g, "A", "b0", 26, 26, 1, 1, 1);
+    add_node(g, "Relu", {"b0"}, {"B"});
+  }
+  attr_i(add_node(g, "Concat", {"S", read_by_conv ? "B" : "A"}, {"Y"}), "axis", 1);
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 39, 6, 6});
+  return m.SerializeAsString();
+}
+}  // namespace
+
+TEST(BlockedLayout, PaddedChannelsReadByAConvRunBlockedBesideSliceAndConcat) {
+  for (bool read_by_conv : {true, false}) {
+    SCOPED_TRACE(read_by_conv ? "A read by a conv, a Slice and a Concat" : "A read by a Slice and a Concat only");
+    auto graph = [&] {
+      return relay::import_onnx_bytes(sliced_branch_model(read_by_conv), "sliced.onnx", relay::ImportOptions());
+    };
+    relay::Graph g = graph();
+    relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+    auto ops = ops_of(g);
+    if (read_by_conv) {
+      EXPECT_EQ(st.convs, 2) << "A and B in [1, 2, 6, 6, 16]";
+      EXPECT_EQ(ops["tetune.ToBlocked"], 1) << "X in";
+      EXPECT_EQ(ops["tetune.ToPlain"], 2) << "A for the Slice and the Concat, B for the Concat";
+      for (const auto &n : g.nodes)
+        if (!n.dead && n.op == "tetune.ToPlain") EXPECT_EQ(n.attr_i("channels", 0), 26) << "crops the padding";
+    } else {
+      EXPECT_EQ(st.convs, 0) << "the conv writing A would pay a ToBlocked and a ToPlain for itself alone";
+      EXPECT_EQ(ops["Conv"], 1);
+    }
+    NDArray x = NDArray::random({1, 16, 6, 6}, float32(), 23, -2, 2);
+    expect_same(run(std::move(g), x), run(graph(), x));
+  }
+}
