@@ -19,6 +19,9 @@
 //   tetune.MaxPoolNCHWc, tetune.AveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, OH, OW, b]; the attributes of
 //                     ONNX MaxPool / AveragePool over 2 spatial axes (no auto_pad, no Indices output)
 //   tetune.GlobalAveragePoolNCHWc  [N, C/b, H, W, b] -> [N, C/b, 1, 1, b]
+//   tetune.ChannelGatherNCHWc  x_k [N, C_k/b_k, H, W, b_k] ... -> [N, count/b, H, W, b]: channels
+//                     start .. start + count of the x_k's channels joined and shuffled in `groups` groups
+//                     (ops::blocked_channel_gather; attributes channels (C_k each), groups, start, count, block)
 //   tetune.WinogradInput, tetune.WinogradGemm, tetune.WinogradOutput: the three
 //                     stages of a Winograd conv (passes/winograd.h has their shapes)
 #include "relay_import/lowering_internal.h"
@@ -148,6 +151,14 @@ LOWER(l_winograd_output) {
   return {add_blocked_bias(c, y, 1)};
 }
 
+LOWER(l_channel_gather_nchwc) {
+  std::vector<Tensor> xs;
+  for (int i = 0; i < c.num_inputs(); i++) xs.push_back(c.in_rank(i, 5, "input " + std::to_string(i)));
+  const Node &n = c.node();
+  return {ops::blocked_channel_gather(xs, n.attr_ints("channels"), n.attr_i("groups", 1), n.attr_i("start", 0),
+                                      n.attr_i("count", 0), n.attr_i("block", 0), c.name())};
+}
+
 LOWER(l_global_avg_pool_nchwc) { return {ops::reduce_mean(c.in_rank(0, 5, "input"), {2, 3}, true, c.name())}; }
 
 }  // namespace
@@ -162,6 +173,7 @@ const OpTable &layout_ops() {
       {"tetune.MaxPoolNCHWc", {l_max_pool_nchwc, OpPattern::Reduce}},
       {"tetune.AveragePoolNCHWc", {l_avg_pool_nchwc, OpPattern::Reduce}},
       {"tetune.GlobalAveragePoolNCHWc", {l_global_avg_pool_nchwc, OpPattern::Reduce}},
+      {"tetune.ChannelGatherNCHWc", {l_channel_gather_nchwc, OpPattern::Injective}},
       {"tetune.WinogradInput", {l_winograd_input, OpPattern::Injective}},
       {"tetune.WinogradGemm", {l_winograd_gemm, OpPattern::Anchor}},
       {"tetune.WinogradOutput", {l_winograd_output, OpPattern::Anchor}},

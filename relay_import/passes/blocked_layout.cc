@@ -6,6 +6,7 @@
 #include <set>
 
 #include "relay_import/passes/elementwise_ops.h"
+#include "te/ops/transform.h"
 
 namespace tetune {
 namespace relay {
@@ -14,6 +15,7 @@ namespace {
 
 const char *const kToBlocked = "tetune.ToBlocked";
 const char *const kToPlain = "tetune.ToPlain";
+const char *const kChannelGather = "tetune.ChannelGatherNCHWc";
 constexpr int64_t kMinBlock = 8;
 
 // Pools over H and W that keep the channel blocks, and their blocked ops.
@@ -132,6 +134,19 @@ std::set<Shape> half_blocked_shapes(const Graph &g, int64_t b, const std::set<Sh
   return picked;
 }
 
+// Channels start .. start + count of the blocked `inputs`' channels (channels[k] each) joined and
+// shuffled in `groups` groups: a tetune.ChannelGatherNCHWc (ops::blocked_channel_gather).
+struct ChannelGather {
+  std::vector<int> inputs;
+  std::vector<int64_t> channels;
+  int64_t groups = 1, start = 0, count = 0;
+  int64_t joined() const {
+    int64_t c = 0;
+    for (int64_t k : channels) c += k;
+    return c;
+  }
+};
+
 class Rewriter {
  public:
   Rewriter(Graph &g, int64_t block)
@@ -142,6 +157,8 @@ class Rewriter {
   bool move_pool(int id);
   bool move_concat(int id);
   bool move_pad(int id);
+  bool move_channel_shuffle(int id);
+  bool move_channel_slice(int id);
   // A new Reshape of v to `shape` (a view: no kernel); returns its output.
   int reshaped(int v, Shape shape);  // by value: adding values moves g.values
 
@@ -196,6 +213,40 @@ class Rewriter {
   bool padded(const Shape &s) const {
     const int64_t b = block_of(s);
     return b > 0 && s[1] % b != 0;
+  }
+  // The gather computing plain v from blocked tensors: the ChannelGather or blocked Concat whose
+  // ToPlain made v (so a chain of them composes into one pass over the tensors it started from),
+  // else v's blocked source.
+  ChannelGather gather_of(int v) const {
+    const int src = blocked_source(v), p = g_.values[src].producer;
+    const Node *n = p >= 0 && !g_.nodes[p].dead ? &g_.nodes[p] : nullptr;
+    if (n && n->op == kChannelGather)
+      return {n->inputs, n->attr_ints("channels"), n->attr_i("groups", 1), n->attr_i("start", 0), n->attr_i("count", 0)};
+    if (n && n->op == "Concat") {  // of whole blocks (move_concat)
+      ChannelGather c{n->inputs, {}, 1, 0, g_.values[v].shape[1]};
+      for (int x : n->inputs) c.channels.push_back(g_.values[x].shape[1] * g_.values[x].shape[4]);
+      return c;
+    }
+    return {{src}, {g_.values[v].shape[1]}, 1, 0, g_.values[v].shape[1]};
+  }
+  // Node id's output `old` (plain [N, count, H, W]) computed blocked by `c` instead.
+  void replace_with_gather(int id, int old_value, const ChannelGather &c) {
+    const Value old = g_.values[old_value];
+    const Shape shape = blocked_shape(old.shape);
+    const int out = g_.add_value(old.name + ".nchw" + std::to_string(shape[4]) + "c", shape, old.dtype, true);
+    Node n;
+    n.op = kChannelGather;
+    n.name = g_.nodes[id].name;
+    n.attrs["channels"] = Attr::of_ints(c.channels);
+    n.attrs["groups"] = Attr::of_int(c.groups);
+    n.attrs["start"] = Attr::of_int(c.start);
+    n.attrs["count"] = Attr::of_int(c.count);
+    n.attrs["block"] = Attr::of_int(shape[4]);
+    n.inputs = c.inputs;
+    n.outputs = {out};
+    g_.nodes[id].dead = true;
+    g_.add_node(n);
+    replace_with_plain(old_value, out);
   }
   static bool float_nchw(const Value &v) { return v.shape_known && v.shape.size() == 4 && v.dtype == float32(); }
   // An NCHW input of fewer than kMinBlock channels (an image's 1, 3 or 4) is NCHW1c
@@ -441,17 +492,25 @@ bool Rewriter::move_concat(int id) {
   if (n.op != "Concat" || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const Value out = g_.values[n.outputs[0]];
   const int64_t axis = n.attr_i("axis", 0);
-  // Padding inside the joined channels would misplace the channels after it.
-  if (!blockable(out) || padded(out.shape) || (axis != 1 && axis != -3)) return false;
+  if (!blockable(out) || (axis != 1 && axis != -3)) return false;
   int chained = 0;
+  bool whole_blocks = !padded(out.shape);
   for (int v : n.inputs) {
-    if (v < 0 || !blockable(g_.values[v]) || block_of(g_.values[v].shape) != block_of(out.shape) || padded(g_.values[v].shape))
-      return false;
+    if (v < 0 || !blockable(g_.values[v])) return false;
+    whole_blocks &= block_of(g_.values[v].shape) == block_of(out.shape) && !padded(g_.values[v].shape);
     chained += blocked_source(v) >= 0;
   }
   if (!chained) return false;
   std::vector<int> inputs;
   for (int v : n.inputs) inputs.push_back(blocked(v));
+  if (!whole_blocks) {
+    // Padding inside the joined channels, or blocks of other widths: a block of the result is
+    // not a block of an input, so each lane gathers its channel (ShuffleNetV2's 116 + 116).
+    ChannelGather c{inputs, {}, 1, 0, out.shape[1]};
+    for (int v : n.inputs) c.channels.push_back(g_.values[v].shape[1]);
+    replace_with_gather(id, n.outputs[0], c);
+    return true;
+  }
   const int yb = clone_blocked(id, inputs, blocked_shape(out.shape));
   g_.nodes.back().attrs["axis"] = Attr::of_int(1);
   replace_with_plain(n.outputs[0], yb);
@@ -486,6 +545,59 @@ bool Rewriter::move_pad(int id) {
   return true;
 }
 
+// Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape back to [N, C, H, W]
+// (ShuffleNet's channel shuffle, as torch exports it) of a blocked value: one ChannelGather of g groups
+// in place of the second Reshape, reading what the value's own gather read (a Concat's inputs).
+bool Rewriter::move_channel_shuffle(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Transpose" || n.inputs.size() != 1 || n.outputs.size() != 1 || n.inputs[0] < 0 || n.outputs[0] < 0 ||
+      n.attr_ints("perm") != std::vector<int64_t>{0, 2, 1, 3, 4})
+    return false;
+  const int split = g_.values[n.inputs[0]].producer;
+  if (split < 0 || g_.nodes[split].op != "Reshape" || g_.nodes[split].inputs.empty()) return false;
+  const int x = g_.nodes[split].inputs[0];
+  if (x < 0 || blocked_source(x) < 0 || !float_nchw(g_.values[x])) return false;
+  const Shape xs = g_.values[x].shape, ss = g_.values[n.inputs[0]].shape;
+  if (ss.size() != 5 || ss[0] != xs[0] || ss[1] * ss[2] != xs[1] || ss[3] != xs[2] || ss[4] != xs[3]) return false;
+  const auto consumers = g_.consumers();
+  const std::vector<int> &readers = consumers[n.outputs[0]];
+  if (readers.size() != 1 || std::count(g_.outputs.begin(), g_.outputs.end(), n.outputs[0])) return false;
+  const Node join = g_.nodes[readers[0]];
+  if (join.op != "Reshape" || join.outputs.size() != 1 || join.outputs[0] < 0 || g_.values[join.outputs[0]].shape != xs)
+    return false;
+  ChannelGather c = gather_of(x);
+  if (c.groups != 1 || c.start != 0 || c.count != c.joined()) c = {{blocked_source(x)}, {xs[1]}, 1, 0, xs[1]};
+  c.groups = ss[1];
+  g_.nodes[id].dead = true;
+  if (consumers[n.inputs[0]].size() == 1) g_.nodes[split].dead = true;  // its ToPlain may go too (below)
+  replace_with_gather(readers[0], join.outputs[0], c);
+  return true;
+}
+
+// A Slice of channels alone (step 1) of a blocked value: a ChannelGather of those channels, composed
+// with the value's own gather (ShuffleNetV2 splits each shuffled result into its two halves).
+bool Rewriter::move_channel_slice(int id) {
+  const Node n = g_.nodes[id];
+  if (n.op != "Slice" || g_.opset < 10 || n.inputs.size() < 4 || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const int x = n.inputs[0];
+  if (x < 0 || blocked_source(x) < 0 || !float_nchw(g_.values[x]) || !blockable(g_.values[n.outputs[0]])) return false;
+  for (size_t k = 1; k < n.inputs.size(); k++)
+    if (n.inputs[k] < 0 || !g_.values[n.inputs[k]].is_const()) return false;
+  const std::vector<int64_t> starts = g_.values[n.inputs[1]].data->ints(), ends = g_.values[n.inputs[2]].data->ints(),
+                             axes = g_.values[n.inputs[3]].data->ints();
+  const bool unit_step = n.inputs.size() < 5 || g_.values[n.inputs[4]].data->ints() == std::vector<int64_t>{1};
+  if (starts.size() != 1 || ends.size() != 1 || (axes != std::vector<int64_t>{1} && axes != std::vector<int64_t>{-3}) ||
+      !unit_step)
+    return false;
+  const ops::SliceRange r = ops::slice_range(g_.values[x].shape[1], starts[0], ends[0], 1);
+  if (r.length != g_.values[n.outputs[0]].shape[1]) return false;
+  ChannelGather c = gather_of(x);
+  c.start += r.start;
+  c.count = r.length;
+  replace_with_gather(id, n.outputs[0], c);
+  return true;
+}
+
 }  // namespace
 
 int channel_block(const Target &target) {
@@ -502,15 +614,24 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
   for (int id : g.topo_order()) {
     if (g.nodes[id].dead) continue;
     if (rw.convert_conv(id)) st.convs++;
-    else if (rw.move_elementwise(id) || rw.move_pool(id) || rw.move_concat(id) || rw.move_pad(id)) st.moved++;
+    else if (rw.move_elementwise(id) || rw.move_pool(id) || rw.move_concat(id) || rw.move_pad(id) ||
+             rw.move_channel_shuffle(id) || rw.move_channel_slice(id))
+      st.moved++;
   }
   if (!st.convs) return st;
-  // ToPlain nodes that nothing reads any more (their readers moved) are dropped.
-  const auto readers = g.consumers();
+  // Transforms, gathers and blocked Concats that nothing reads any more (their readers moved, or
+  // gathers composed past them) are dropped, until none is left.
   std::set<int> outputs(g.outputs.begin(), g.outputs.end());
-  for (auto &n : g.nodes)
-    if (!n.dead && (n.op == kToPlain || n.op == kToBlocked) && readers[n.outputs[0]].empty() && !outputs.count(n.outputs[0]))
-      n.dead = true;
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    const auto readers = g.consumers();
+    for (auto &n : g.nodes) {
+      const bool blocked_concat = n.op == "Concat" && g.values[n.outputs[0]].shape.size() == 5;
+      if (!n.dead && (n.op == kToPlain || n.op == kToBlocked || n.op == kChannelGather || blocked_concat) &&
+          readers[n.outputs[0]].empty() && !outputs.count(n.outputs[0]))
+        n.dead = dropped = true;
+    }
+  }
   // A transform of [N, C, 1, 1] ([N, C/b, 1, 1, b]) keeps the element order: a view, no kernel.
   for (size_t id = 0; id < g.nodes.size(); id++) {
     const Node n = g.nodes[id];

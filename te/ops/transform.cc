@@ -207,6 +207,53 @@ Tensor to_plain(const Tensor &x, int64_t channels, const std::string &name) {
   return annotate(y, "injective", {{"op", "LayoutTransform"}, {"layout", "NCHW"}});
 }
 
+Tensor blocked_channel_gather(const std::vector<Tensor> &xs, const std::vector<int64_t> &channels, int64_t groups,
+                              int64_t start, int64_t count, int64_t block, const std::string &name) {
+  if (xs.empty() || xs.size() != channels.size())
+    throw AttributeError("channel_gather '" + name + "': " + std::to_string(xs.size()) + " inputs and " +
+                         std::to_string(channels.size()) + " channel counts");
+  const Tensor &x0 = xs[0];
+  std::vector<int64_t> offsets;
+  int64_t C = 0;
+  for (size_t k = 0; k < xs.size(); k++) {
+    const Tensor &x = xs[k];
+    if (x.ndim() != 5 || x0.ndim() != 5)
+      throw ShapeError("channel_gather: '" + x.name() + "' has shape " + shape_str(x.shape()) + ", not [N, C/b, H, W, b]");
+    if (x.dtype() != x0.dtype() || x.shape()[0] != x0.shape()[0] || x.shape()[2] != x0.shape()[2] || x.shape()[3] != x0.shape()[3])
+      throw ShapeError("channel_gather: '" + x.name() + "' " + shape_str(x.shape()) + " differs from '" + x0.name() + "' " +
+                       shape_str(x0.shape()) + " in N, H, W or dtype");
+    if (!channels_end_in_last_block(channels[k], x.shape()[1], x.shape()[4]))
+      throw AttributeError("channel_gather: " + std::to_string(channels[k]) + " channels do not end in the last block of '" +
+                           x.name() + "' " + shape_str(x.shape()));
+    offsets.push_back(C);
+    C += channels[k];
+  }
+  if (groups < 1 || C % groups != 0)
+    throw AttributeError("channel_gather '" + name + "': " + std::to_string(groups) + " groups do not divide " + std::to_string(C) + " channels");
+  if (start < 0 || count < 1 || start + count > C)
+    throw AttributeError("channel_gather '" + name + "': channels [" + std::to_string(start) + ", " + std::to_string(start + count) +
+                         ") are not inside the " + std::to_string(C) + " gathered");
+  if (block < 1) throw AttributeError("channel_gather '" + name + "': block " + std::to_string(block) + " is not positive");
+  const int b = static_cast<int>(block), last = static_cast<int>(C - 1), g = static_cast<int>(groups);
+  Tensor y = compute(
+      {x0.shape()[0], (count + block - 1) / block, x0.shape()[2], x0.shape()[3], block},
+      [&](const std::vector<Var> &i) {
+        Expr c = Expr(i[1]) * b + i[4];
+        Expr p = min(c + static_cast<int>(start), Expr(last));  // padding lanes read a valid channel, then 0
+        Expr x = g == 1 ? p : (p % g) * static_cast<int>(C / groups) + p / g;
+        Expr v;
+        for (int k = static_cast<int>(xs.size()) - 1; k >= 0; k--) {
+          const int xb = static_cast<int>(xs[k].shape()[4]), off = static_cast<int>(offsets[k]), n = static_cast<int>(channels[k]);
+          Expr local = clamp(x - off, 0, n - 1);
+          Expr e = xs[k](i[0], local / xb, i[2], i[3], local % xb);
+          v = v.defined() ? select(x < off + n, e, v) : e;
+        }
+        return count % block == 0 ? v : select(c < static_cast<int>(count), v, make_float(0, x0.dtype()));
+      },
+      name, "", {"n", "c", "h", "w", "cb"});
+  return annotate(y, "injective", {{"op", "ChannelGather"}, {"groups", std::to_string(groups)}});
+}
+
 namespace {
 // Reads x at the element with the same row-major flat position as `out_idx` in out_shape.
 Expr reshape_access(const Tensor &x, const Shape &out_shape, const std::vector<Var> &i) {

@@ -74,6 +74,25 @@ inline bool channels_end_in_last_block(int64_t C, int64_t blocks, int64_t b) {
 Tensor to_plain(const Tensor &x, int64_t channels = 0, const std::string &name = "to_plain");
 
 /**
+ * Channels gathered from NCHW[b]c tensors in one pass, so that ShuffleNet's
+ * Concat, channel shuffle and channel Slice run blocked (Ma et al.,
+ * "ShuffleNet V2", ECCV 2018: a unit splits its channels in two,
+ * concatenates its branches and shuffles them). xs[k] [N, ceil(C_k/b_k), H, W,
+ * b_k] holds channels[k] = C_k channels in blocks of its own b_k; X is their
+ * channels in order (C = sum of C_k); S[c] = X[(c % groups) * (C / groups) +
+ * c / groups], the channel shuffle of `groups` groups (groups = 1: S = X).
+ * Output [N, ceil(count/block), H, W, block]: channel c < count is S[start + c],
+ * the padding channels past count are 0. Lanes gather across blocks wherever
+ * a block boundary of X does not fall on one of the output.
+ * ShapeError when an input is not rank 5 or differs from xs[0] in N, H, W or
+ * dtype; AttributeError when channels[k] does not end in the last block of
+ * xs[k], groups does not divide C, [start, start + count) is not inside
+ * [0, C), or block < 1.
+ */
+Tensor blocked_channel_gather(const std::vector<Tensor> &xs, const std::vector<int64_t> &channels, int64_t groups,
+                              int64_t start, int64_t count, int64_t block, const std::string &name = "channel_gather");
+
+/**
  * ONNX Reshape: 0 copies the input extent at that position (allowzero=0), one
  * -1 is inferred. ShapeError when element counts differ; AttributeError for
  * two -1s or a value < -1.

@@ -480,13 +480,77 @@ TEST(BlockedLayout, PaddedChannelsReadByAConvRunBlockedBesideSliceAndConcat) {
       EXPECT_EQ(st.convs, 2) << "A and B in [1, 2, 6, 6, 16]";
       EXPECT_EQ(ops["tetune.ToBlocked"], 1) << "X in";
       EXPECT_EQ(ops["tetune.ToPlain"], 2) << "A for the Slice and the Concat, B for the Concat";
-      for (const auto &n : g.nodes)
+      for (const auto &n : g.nodes) {
         if (!n.dead && n.op == "tetune.ToPlain") EXPECT_EQ(n.attr_i("channels", 0), 26) << "crops the padding";
+      }
     } else {
       EXPECT_EQ(st.convs, 0) << "the conv writing A would pay a ToBlocked and a ToPlain for itself alone";
       EXPECT_EQ(ops["Conv"], 1);
     }
     NDArray x = NDArray::random({1, 16, 6, 6}, float32(), 23, -2, 2);
+    expect_same(run(std::move(g), x), run(graph(), x));
+  }
+}
+
+namespace {
+// ShuffleNetV2's unit (stride 1) on `x` of 2h channels at 6x6, as torch exports it: x1, x2 =
+// Slice(x) halves; y = Relu(Conv1x1(x2, h -> h)); out = Reshape(Transpose(Reshape(Concat(x1, y),
+// [1, 2, h, 6, 6]), (0, 2, 1, 3, 4)), [1, 2h, 6, 6]), the channel shuffle of 2 groups.
+void shuffle_unit(onnx::GraphProto *g, const std::string &x, const std::string &out, int64_t h) {
+  const std::string u = out + ".";
+  add_int64_initializer(g, u + "zero", {0});
+  add_int64_initializer(g, u + "half", {h});
+  add_int64_initializer(g, u + "all", {2 * h});
+  add_int64_initializer(g, u + "axis", {1});
+  add_node(g, "Slice", {x, u + "zero", u + "half", u + "axis"}, {u + "x1"});
+  add_node(g, "Slice", {x, u + "half", u + "all", u + "axis"}, {u + "x2"});
+  conv(g, u + "x2", u + "y0", h, h, 1, 1, 1);
+  add_node(g, "Relu", {u + "y0"}, {u + "y"});
+  attr_i(add_node(g, "Concat", {u + "x1", u + "y"}, {u + "c"}), "axis", 1);
+  add_int64_initializer(g, u + "split", {1, 2, h, 6, 6});
+  add_int64_initializer(g, u + "joined", {1, 2 * h, 6, 6});
+  add_node(g, "Reshape", {u + "c", u + "split"}, {u + "r"});
+  attr_ints(add_node(g, "Transpose", {u + "r"}, {u + "t"}), "perm", {0, 2, 1, 3, 4});
+  add_node(g, "Reshape", {u + "t", u + "joined"}, {out});
+}
+
+// X [1, 16, 6, 6] -> Relu(Conv1x1(16 -> 2h)) -> two shuffle units -> Conv1x1(2h -> 16) = Y.
+std::string shufflenet_model(int64_t h) {
+  onnx::ModelProto m;
+  auto *g = start_model(m, "shufflenet");
+  set_type(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  conv(g, "X", "a0", 16, 2 * h, 1, 1, 1);
+  add_node(g, "Relu", {"a0"}, {"a"});
+  shuffle_unit(g, "a", "s1", h);
+  shuffle_unit(g, "s1", "s2", h);
+  conv(g, "s2", "Y", 2 * h, 16, 1, 1, 1);
+  set_type(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 16, 6, 6});
+  return m.SerializeAsString();
+}
+}  // namespace
+
+TEST(BlockedLayout, ChannelShuffleRunsBlockedAsGathers) {
+  // 26 channels (2h = 52) pad their blocks, so lanes cross blocks; 16 (2h = 32) fill them.
+  for (int64_t h : {26, 16}) {
+    SCOPED_TRACE("branches of " + std::to_string(h) + " channels");
+    auto graph = [&] { return relay::import_onnx_bytes(shufflenet_model(h), "shufflenet.onnx", relay::ImportOptions()); };
+    relay::Graph g = graph();
+    relay::BlockedLayoutStats st = relay::convert_to_blocked_layout(g, 16);
+    auto ops = ops_of(g);
+    EXPECT_EQ(st.convs, 4);
+    EXPECT_EQ(st.transforms, 2) << "X in, Y out";
+    for (const char *op : {"Slice", "Concat", "Transpose", "Reshape"}) EXPECT_EQ(ops[op], 0) << op;
+    // Unit 1's Slices of a; unit 2's Slices, each composed with unit 1's Concat and shuffle (read
+    // by nothing else, so no gather computes them); unit 2's shuffle of its Concat.
+    EXPECT_EQ(ops["tetune.ChannelGatherNCHWc"], 5);
+    int shuffles = 0;
+    for (const auto &n : g.nodes)
+      if (!n.dead && n.op == "tetune.ChannelGatherNCHWc" && n.attr_i("groups", 1) == 2) {
+        shuffles++;
+        EXPECT_EQ(n.inputs.size(), 2u) << "reads unit 1's or 2's x1 and y";
+      }
+    EXPECT_EQ(shuffles, 3);
+    NDArray x = NDArray::random({1, 16, 6, 6}, float32(), 29, -2, 2);
     expect_same(run(std::move(g), x), run(graph(), x));
   }
 }

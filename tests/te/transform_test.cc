@@ -173,6 +173,42 @@ TEST(Transform, ToBlockedAndToPlain) {
   EXPECT_THROW(ops::to_plain(B, 13), AttributeError) << "B holds 12";
 }
 
+// Channels of blocked tensors joined, shuffled and cut in one pass: A holds 7 channels in blocks
+// of 4, B 5 in blocks of 3 (their padding lanes hold random numbers the gather must not read);
+// X = A's then B's channels (12), S[c] = X[(c % g) * (12 / g) + c / g], y channel c = S[start + c]
+// in blocks of 4, its padding 0.
+TEST(Transform, BlockedChannelGather) {
+  const Shape sa = {2, 2, 3, 5, 4}, sb = {2, 2, 3, 5, 3};
+  Tensor A = placeholder(sa, float32(), "A"), B = placeholder(sb, float32(), "B");
+  NDArray a = test::random(sa, float32(), 4), b = test::random(sb, float32(), 5);
+  auto va = test::to_vec(a), vb = test::to_vec(b);
+  auto x_at = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    return c < 7 ? at(va, sa, {n, c / 4, h, w, c % 4}) : at(vb, sb, {n, (c - 7) / 3, h, w, (c - 7) % 3});
+  };
+  struct Case {
+    int64_t groups, start, count;
+  };
+  for (const Case &k : {Case{1, 0, 12}, Case{2, 0, 6}, Case{2, 6, 6}, Case{3, 1, 9}, Case{4, 11, 1}}) {
+    SCOPED_TRACE("groups " + std::to_string(k.groups) + ", channels " + std::to_string(k.start) + " + " + std::to_string(k.count));
+    Tensor Y = ops::blocked_channel_gather({A, B}, {7, 5}, k.groups, k.start, k.count, 4);
+    const Shape so = {2, (k.count + 3) / 4, 3, 5, 4};
+    ASSERT_EQ(Y.shape(), so);
+    std::vector<float> exp;
+    for (int64_t f = 0; f < test::numel(so); f++) {
+      auto o = test::unflatten(f, so);
+      const int64_t c = o[1] * 4 + o[4], s = k.start + c;
+      exp.push_back(c < k.count ? x_at(o[0], (s % k.groups) * (12 / k.groups) + s / k.groups, o[2], o[3]) : 0.f);
+    }
+    test::expect_close(evaluate({Y}, {A, B}, {a, b})[0], exp, so);
+  }
+  EXPECT_THROW(ops::blocked_channel_gather({A, B}, {7, 5}, 5, 0, 12, 4), AttributeError) << "5 groups of 12 channels";
+  EXPECT_THROW(ops::blocked_channel_gather({A, B}, {7, 5}, 1, 6, 7, 4), AttributeError) << "channels 6 .. 12 of 12";
+  EXPECT_THROW(ops::blocked_channel_gather({A, B}, {4, 5}, 1, 0, 9, 4), AttributeError) << "A's 4 channels leave a block empty";
+  EXPECT_THROW(ops::blocked_channel_gather({A}, {7, 5}, 1, 0, 7, 4), AttributeError);
+  Tensor W = placeholder({2, 2, 3, 4, 3}, float32(), "W");
+  EXPECT_THROW(ops::blocked_channel_gather({A, W}, {7, 5}, 1, 0, 12, 4), ShapeError) << "W is 4 wide, A 5";
+}
+
 TEST(Transform, ReshapeFlattenSqueezeUnsqueeze) {
   Shape s = {2, 3, 1, 5};
   Tensor X = placeholder(s, float32(), "X");
