@@ -10,6 +10,8 @@
 #
 #   tools/tune_shipped_log.sh [--rec 6m] [--cls 2m] [--det 9m] [--keep 4] [--out PATH]
 #
+# A budget of 0 leaves that model's records as they are (a change that altered
+# only rec's tasks: --cls 0 --det 0).
 # --keep: records kept per workload and target, the fastest that ran
 # (in-model records, kInModelTunerVersion in tuning_logs/records.h, are all
 # kept). --out: where the merged log goes (default tuning_logs/shipped.db;
@@ -35,7 +37,8 @@ T=.bazel/bin/tools/tetune
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-tune() {  # model input-shape budget
+tune() {  # model input-shape budget (0: not tuned again, its records stay as they are)
+  if [[ "$3" == 0 ]]; then echo "[ship] $1: not tuned again"; return; fi
   echo "[ship] tune $1 for $3"
   "$T" tune --model "models/ppocr/$1" --input-shape "$2" --time-budget "$3" --threads 2 \
     --db "$work/new.db" --no-shipped-log | grep -E '^(model latency|in the model|trials:)'

@@ -29,6 +29,13 @@
 //  * MaxPool, AveragePool, GlobalAveragePool, Concat along the channels
 //    (of channels that fill their blocks) and Pad of H and W only run blocked
 //    as well; Div runs on padded blocks only by a constant divisor (padded with 1);
+//  * a Concat of padded blocks or of blocks of other widths, ShuffleNet's
+//    channel shuffle (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
+//    Reshape back) and a Slice of the channels alone become
+//    tetune.ChannelGatherNCHWc, each lane reading its channel; a gather of a
+//    gather's (or a blocked Concat's) result is composed into one that reads
+//    the tensors the chain started from, so a ShuffleNetV2 unit's Concat,
+//    shuffle and two Slices are two gathers of its two branches;
 //  * ToBlocked(ToPlain(z)) is z.
 // A transform stays only where a consumer needs NCHW (a pool, a reshape, a
 // graph output), so a ResNet's chain of convs, bias, ReLU and residual adds
