@@ -196,6 +196,22 @@ bool columns_contiguous(const StageInfo &st) {
   return var_contiguous(st, st.tensor->axes.back().var.get());
 }
 
+bool columns_gathered(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || st.spatial_axes.empty()) return false;
+  const VarNode *v = st.tensor->axes.back().var.get();
+  bool gathered = false;
+  std::map<const TensorNode *, int> count;
+  for (const ExprNode *n : body_accesses(st, count))
+    for (const Expr &a : n->args)
+      pre_order_visit(a, [&](const Expr &x) {
+        const bool divides = x->kind == ExprKind::Binary &&
+                             (static_cast<BinaryOp>(x->op) == BinaryOp::Div || static_cast<BinaryOp>(x->op) == BinaryOp::Mod);
+        gathered |= divides && uses_var(x->args[0], v);
+        return !gathered;
+      });
+  return gathered;
+}
+
 bool reduce_axis_contiguous(const StageInfo &st) {
   if (st.kind != StageInfo::Compute || st.reduce_axes.size() != 1) return false;
   return var_contiguous(st, st.reduce_axes[0].var.get());

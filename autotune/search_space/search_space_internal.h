@@ -113,6 +113,13 @@ ChannelVector weight_input(const StageInfo &st);
  * contiguous loads (B[k, j] of a matmul; not W[j, k] of a Gemm with transB).
  */
 bool columns_contiguous(const StageInfo &st);
+/**
+ * Whether a read of `st` indexes with a quotient or remainder of its last
+ * spatial axis (ops::blocked_channel_gather's lanes, each from its own
+ * channel): a vector of columns there is a gather, which LLVM 14 lowers
+ * lane by lane, extracting each index.
+ */
+bool columns_gathered(const StageInfo &st);
 /** Whether st reduces over one axis that every read using it indexes in its last dimension (as above): rows read in vectors along the reduction. */
 bool reduce_axis_contiguous(const StageInfo &st);
 /** Product of st's reduce-axis extents (1 for no reduction): the taps of a kernel or pooling window. */

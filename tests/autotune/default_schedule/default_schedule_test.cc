@@ -20,6 +20,7 @@
 #include "te/ops/reduce.h"
 #include "te/ops/rnn.h"
 #include "te/ops/softmax.h"
+#include "te/ops/transform.h"
 #include "te/tensor.h"
 #include "workload/task.h"
 
@@ -224,6 +225,27 @@ TEST(DefaultSchedule, ElementwiseDefaultVectorsAreTheTargetsLanes) {
     EXPECT_EQ(pool->leaves.back().annotation, "vectorize");
     EXPECT_EQ(pool->leaves.back().extent, lanes);
     expect_equals_reference(task, choice.schedule);  // built for the host
+  }
+}
+
+// A stage whose lanes each read their own channel (ShuffleNetV2's shuffle
+// of two 29-channel branches, blocked by 16: a quotient and a remainder of
+// the lane index pick each channel) runs its lanes one by one; a layout
+// transform out of the blocks (its columns contiguous) keeps full vectors.
+// Both equal the reference.
+TEST(DefaultSchedule, LanesThatGatherRunScalar) {
+  Tensor a = placeholder({1, 2, 7, 9, 16}, float32(), "a"), b = placeholder({1, 2, 7, 9, 16}, float32(), "b");
+  Task gather = make_task("shuffle", {ops::blocked_channel_gather({a, b}, {29, 29}, 2, 0, 58, 16, "shuffle")}, Target{}, 2);
+  Task plain = make_task("plain", {ops::to_plain(a, 29, "plain")}, Target{}, 2);
+  for (auto [task, vectorized] : {std::pair<const Task *, bool>{&gather, false}, {&plain, true}}) {
+    ScheduleChoice choice = analytical_schedule(*task);
+    SCOPED_TRACE(task->name + ": " + choice.detail);
+    const StageInfo *st = stage_ending(choice.schedule, task->name);
+    ASSERT_NE(st, nullptr);
+    bool any_vector = false;
+    for (const auto &leaf : st->leaves) any_vector |= leaf.annotation == "vectorize";
+    EXPECT_EQ(any_vector, vectorized);
+    expect_equals_reference(*task, choice.schedule);
   }
 }
 
