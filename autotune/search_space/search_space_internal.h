@@ -116,8 +116,8 @@ bool columns_contiguous(const StageInfo &st);
 /**
  * Whether a read of `st` indexes with a quotient or remainder of its last
  * spatial axis (ops::blocked_channel_gather's lanes, each from its own
- * channel): a vector of columns there is a gather, which LLVM 14 lowers
- * lane by lane, extracting each index.
+ * channel; a nearest Resize's w / 4): a vector of columns there is a
+ * gather, which LLVM 14 lowers lane by lane, extracting each index.
  */
 bool columns_gathered(const StageInfo &st);
 /** Whether st reduces over one axis that every read using it indexes in its last dimension (as above): rows read in vectors along the reduction. */

@@ -626,8 +626,9 @@ BlockedLayoutStats convert_to_blocked_layout(Graph &g, int block) {
     dropped = false;
     const auto readers = g.consumers();
     for (auto &n : g.nodes) {
+      if (n.dead || n.outputs.size() != 1 || n.outputs[0] < 0) continue;
       const bool blocked_concat = n.op == "Concat" && g.values[n.outputs[0]].shape.size() == 5;
-      if (!n.dead && (n.op == kToPlain || n.op == kToBlocked || n.op == kChannelGather || blocked_concat) &&
+      if ((n.op == kToPlain || n.op == kToBlocked || n.op == kChannelGather || blocked_concat) &&
           readers[n.outputs[0]].empty() && !outputs.count(n.outputs[0]))
         n.dead = dropped = true;
     }
