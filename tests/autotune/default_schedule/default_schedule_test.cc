@@ -321,8 +321,9 @@ bool any_parallel_loop(const Schedule &s) {
 }
 
 // A DAG of little work (an LSTM step's Gather of one 1024-float row) runs on
-// one thread: a parallel loop's hand-off costs more than it computes. The
-// rule counts the whole DAG, so a one-row product over a long reduction
+// one thread: a parallel loop's hand-off costs more than it computes. So do
+// the simple stages beside a tiled one when they do little work (an LSTM
+// step's states beside its gates). A one-row product over a long reduction
 // stays parallel.
 TEST(DefaultSchedule, LittleWorkRunsOnOneThread) {
   struct Shape {
@@ -338,6 +339,25 @@ TEST(DefaultSchedule, LittleWorkRunsOnOneThread) {
     EXPECT_EQ(any_parallel_loop(choice.schedule), sh.parallel);
     expect_equals_reference(task, choice.schedule);
   }
+  // An LSTM step of 256 hidden units: its gates (a 1 x 256 by 256 x 1024 product) run in parallel,
+  // its cell and hidden states (256 points each) on one thread.
+  const int64_t H = 256;
+  Tensor xw = placeholder({1, 4 * H}, float32(), "xw"), h = placeholder({1, H}, float32(), "h");
+  Tensor c = placeholder({1, H}, float32(), "c"), rt = placeholder({H, 4 * H}, float32(), "rt");
+  const std::vector<ops::RnnActivation> acts = {ops::rnn_activation("Sigmoid"), ops::rnn_activation("Tanh"),
+                                                ops::rnn_activation("Tanh")};
+  Task step = make_task("lstm_step", ops::lstm_cell(xw, h, c, rt, Tensor(), acts, 0, "lstm"), Target{}, 2);
+  ScheduleChoice lstm = analytical_schedule(step);
+  for (const auto &st : lstm.schedule.stages()) {
+    if (st.kind != StageInfo::Compute) continue;
+    bool parallel = false;
+    for (const auto &l : st.leaves) parallel |= l.annotation == "parallel";
+    if (st.name == "lstm" || st.name == "lstm.c") {
+      EXPECT_FALSE(parallel) << st.name << ": " << lstm.detail;
+    }
+  }
+  EXPECT_TRUE(any_parallel_loop(lstm.schedule)) << "the gates' product: " << lstm.detail;
+  expect_equals_reference(step, lstm.schedule);
   Tensor a = placeholder({1, 2048}, float32(), "a"), b = placeholder({2048, 1000}, float32(), "b");
   Tensor bias = placeholder({1000}, float32(), "bias");
   Tensor mm = ops::matmul(a, b);
