@@ -183,16 +183,18 @@ bool pad_at_window(const ss::Graph &g, const Sketch &s, const std::string &stage
   return pad.size() * pad.dtype().bytes() > kL2Bytes && window_alone_reader(g, s, stage);
 }
 
-// The work of a DAG: the points of its compute stages times their reduce
-// extents, summed (a stage computed inside another shares its loops).
+// The work of one stage: its points times its reduce extent (0 for a placeholder).
+int64_t stage_work(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute) return 0;
+  int64_t points = 1;
+  for (int64_t e : st.shape) points *= e;
+  return points * ss::reduce_extent(st);
+}
+
+// The work of a DAG: its stages' work, summed (a stage computed inside another shares its loops).
 int64_t dag_work(const ss::Graph &g) {
   int64_t total = 0;
-  for (const StageInfo &st : g.stages) {
-    if (st.kind != StageInfo::Compute) continue;
-    int64_t points = 1;
-    for (int64_t e : st.shape) points *= e;
-    total += points * ss::reduce_extent(st);
-  }
+  for (const StageInfo &st : g.stages) total += stage_work(st);
   return total;
 }
 
@@ -201,13 +203,8 @@ int64_t dag_work(const ss::Graph &g) {
 // and rfactor stages (a GEMV's rfactor product computed at its output's loop).
 int64_t untiled_work(const ss::Graph &g, const Sketch &s) {
   int64_t total = 0;
-  for (const ss::StagePlan &p : s.plans) {
-    const StageInfo &st = g.stage(p.stage);
-    if (st.kind != StageInfo::Compute || p.kind == ss::PlanKind::Tiled || p.kind == ss::PlanKind::FusedConsumer) continue;
-    int64_t points = 1;
-    for (int64_t e : st.shape) points *= e;
-    total += points * ss::reduce_extent(st);
-  }
+  for (const ss::StagePlan &p : s.plans)
+    if (p.kind != ss::PlanKind::Tiled && p.kind != ss::PlanKind::FusedConsumer) total += stage_work(g.stage(p.stage));
   return total;
 }
 
