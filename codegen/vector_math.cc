@@ -41,13 +41,18 @@ Halide::Expr vector_exp(const Halide::Expr &x) {
   const Halide::Type t = x.type();
   const Halide::Type it = Halide::Int(32, t.lanes());
   auto c = [&](float v) { return Halide::cast(t, Halide::Expr(v)); };
-  Halide::Expr k = Halide::round(x * c(1.44269504f));
+  // k = floor(x / ln2 + 1/2) as kb - 512, kb the truncating conversion of x / ln2 + 512.5, which
+  // is positive wherever the selects below keep the result (x >= -87.34): one 512-bit vcvttps2dq,
+  // where Halide 14 splits a 16-lane round or floor into two 256-bit vroundps. 512 << 23 wraps to
+  // 0 in 32 bits, so kb << 23 is k << 23 with no subtraction.
+  Halide::Expr kb = Halide::cast(it, x * c(1.44269504f) + c(512.5f));
+  Halide::Expr k = Halide::cast(t, kb - 512);
   // ln2 = 0.693145751953125 (16 bits, so k times it is exact for |k| <= 128) + 1.42860677e-6.
   Halide::Expr r = x - k * c(0.693145751953125f);
   r = r - k * c(1.42860677e-6f);
   Halide::Expr p = c(kPoly[kTerms - 1]);
   for (int i = kTerms - 2; i >= 0; i--) p = p * r + c(kPoly[i]);
-  Halide::Expr scaled = Halide::reinterpret(t, Halide::reinterpret(it, p) + (Halide::cast(it, k) << 23));
+  Halide::Expr scaled = Halide::reinterpret(t, Halide::reinterpret(it, p) + (kb << 23));
   // Past the range the exponent add wraps: ln(FLT_MAX) = 88.7228, ln(FLT_MIN) = -87.3365.
   Halide::Expr e = Halide::select(x > c(88.72283f), c(std::numeric_limits<float>::infinity()),
                                   Halide::select(x < c(-87.33654f), c(0.0f), scaled));
