@@ -7,6 +7,7 @@
 
 #include "codegen/nan_semantics.h"
 #include "codegen/next_task_prefetch.h"
+#include "codegen/reciprocal_products.h"
 #include "codegen/vector_math.h"
 #include "base/cache_sizes.h"
 #include "base/errors.h"
@@ -224,6 +225,7 @@ class Lowerer {
     }
     out.pipeline = Halide::Pipeline(out.outputs);
     add_nan_propagating_min_max(out.pipeline);
+    add_quotients_for_reciprocal_products(out.pipeline);
     if (prefetch_packed_) {
       std::set<std::string> packed;
       for (size_t i = 0; i < s_.inputs().size(); i++)
