@@ -13,10 +13,13 @@ namespace tetune {
 namespace codegen {
 
 /**
- * `e` with every float product x * (1 / d) or (1 / d) * x rewritten as x / d.
- * One rounding instead of two, and IEEE-equal at the special values: d = 0
- * gives +-inf (NaN at x = 0), d = inf gives +-0 (NaN at x = inf), a NaN
- * operand NaN. Products of other types and by other quotients are kept.
+ * `e` with every vector float product x * (1 / d) or (1 / d) * x whose d can
+ * differ between lanes rewritten as x / d. One rounding instead of two, and
+ * IEEE-equal at the special values: d = 0 gives +-inf (NaN at x = 0), d = inf
+ * gives +-0 (NaN at x = inf), a NaN operand NaN. Kept: a scalar or broadcast
+ * d (directly or through a let), whose one reciprocal serves many products
+ * (softmax's 1 / row sum, hoisted out of the loop), products of other types
+ * and by other quotients.
  */
 Halide::Expr quotients_for_reciprocal_products(const Halide::Expr &e);
 

@@ -19,11 +19,15 @@ namespace {
 
 const float kInf = std::numeric_limits<float>::infinity(), kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// 16-lane float vectors whose lanes differ: x and d of the products below.
+Halide::Expr lanes(float scale, float offset) {
+  return Halide::cast(Halide::Float(32, 16), Halide::Internal::Ramp::make(0, 1, 16)) * scale + offset;
+}
+
 TEST(ReciprocalProducts, ProductsByAReciprocalBecomeQuotients) {
   using Halide::Internal::Div;
-  Halide::Var i("i"), j("j");
-  Halide::Expr x = Halide::cast<float>(i) * 0.25f, d = Halide::cast<float>(j) + 1.5f;
-  for (const Halide::Expr &e : {x * (1.0f / d), (1.0f / d) * x}) {
+  Halide::Expr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f), one = Halide::Internal::make_one(x.type());
+  for (const Halide::Expr &e : {x * (one / d), (one / d) * x}) {
     Halide::Expr q = codegen::quotients_for_reciprocal_products(e);
     const auto *div = q.as<Div>();
     ASSERT_NE(div, nullptr) << q;
@@ -31,21 +35,34 @@ TEST(ReciprocalProducts, ProductsByAReciprocalBecomeQuotients) {
     EXPECT_TRUE(Halide::Internal::equal(div->b, d)) << q;
   }
   // Nested: the swish of a swish.
-  Halide::Expr inner = x * (1.0f / d);
-  Halide::Expr q = codegen::quotients_for_reciprocal_products(inner * (1.0f / (inner + 1.0f)));
+  Halide::Expr inner = x * (one / d);
+  Halide::Expr q = codegen::quotients_for_reciprocal_products(inner * (one / (inner + one)));
   ASSERT_NE(q.as<Div>(), nullptr) << q;
   EXPECT_NE(q.as<Div>()->a.as<Div>(), nullptr) << q;
+  // Through a let that holds a lane-varying divisor.
+  Halide::Expr let = Halide::Internal::Let::make("t", d, x * (one / Halide::Internal::Variable::make(d.type(), "t")));
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(let).as<Halide::Internal::Let>()->body.as<Div>(), nullptr);
 }
 
 TEST(ReciprocalProducts, OtherProductsAreKept) {
+  using Halide::Internal::Broadcast;
   using Halide::Internal::Mul;
   Halide::Var i("i"), j("j");
-  Halide::Expr x = Halide::cast<float>(i) * 0.25f, d = Halide::cast<float>(j) + 1.5f;
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(x * (2.0f / d)).as<Mul>(), nullptr) << "2 / d";
+  Halide::Expr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f), one = Halide::Internal::make_one(x.type());
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(x * (lanes(0.f, 2.f) / d)).as<Mul>(), nullptr) << "2 / d";
   EXPECT_NE(codegen::quotients_for_reciprocal_products(x * d).as<Mul>(), nullptr);
+  // One reciprocal for all lanes (softmax's 1 / row sum): a division a lane would cost more.
+  Halide::Expr row_sum = Broadcast::make(Halide::cast<float>(j) + 1.f, 16);
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(x * (one / row_sum)).as<Mul>(), nullptr) << "broadcast d";
+  Halide::Expr let = Halide::Internal::Let::make("s", row_sum, x * (one / Halide::Internal::Variable::make(d.type(), "s")));
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(let).as<Halide::Internal::Let>()->body.as<Mul>(), nullptr)
+      << "a let of a broadcast";
+  Halide::Expr sx = Halide::cast<float>(i) * 0.25f, sd = Halide::cast<float>(j) + 1.5f;
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(sx * (1.0f / sd)).as<Mul>(), nullptr) << "scalars";
   // Integer 1 / d is a floor division: x * (1 / d) is not x / d.
-  Halide::Expr n = i * 3, m = j + 2;
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(n * (1 / m)).as<Mul>(), nullptr) << "integers";
+  Halide::Expr n = Halide::Internal::Ramp::make(3, 1, 16), m = Halide::Internal::Ramp::make(2, 2, 16);
+  Halide::Expr ione = Halide::Internal::make_one(n.type());
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(n * (ione / m)).as<Mul>(), nullptr) << "integers";
 }
 
 // x * (1 / d) in a kernel vectorized by 16: equal to IEEE x / d, where two roundings differ (3 / 7),
