@@ -12,23 +12,17 @@ using Halide::Internal::ScopedBinding;
 class ReciprocalProducts : public Halide::Internal::IRMutator {
   using IRMutator::visit;
 
-  // Values of the enclosing lets, to see through a variable to what it holds.
-  Scope<Expr> lets_;
+  std::string innermost_loop_;  // the variable of the innermost enclosing loop ("" outside loops)
+  Scope<Expr> lets_;            // values of the enclosing lets, to see through a variable
 
-  // Whether vector e can differ between its lanes: a broadcast (or a let of one) cannot.
-  bool lanes_differ(const Expr &e) const {
-    if (e.as<Halide::Internal::Broadcast>()) return false;
-    if (const auto *v = e.as<Halide::Internal::Variable>(); v && lets_.contains(v->name)) return lanes_differ(lets_.get(v->name));
-    return true;
-  }
-
-  // The divisor d of a float 1 / d worth folding, else undefined. A scalar or a broadcast 1 / d
-  // is one division for many products (softmax's 1 / row sum): LLVM hoists it out of the loop.
+  // The divisor d of a float 1 / d worth folding, else undefined: d must change from one
+  // iteration of the innermost loop to the next. A 1 / d that does not is one division for many
+  // products (softmax's 1 / row sum, a squeeze-excitation scale), which LLVM hoists out of the loop.
   Expr divisor(const Expr &e) const {
     const auto *d = e.as<Halide::Internal::Div>();
-    if (d && d->type.is_float() && d->type.is_vector() && Halide::Internal::is_const_one(d->a) && lanes_differ(d->b))
-      return d->b;
-    return Expr();
+    if (!d || !d->type.is_float() || !Halide::Internal::is_const_one(d->a)) return Expr();
+    if (!innermost_loop_.empty() && !Halide::Internal::expr_uses_var(d->b, innermost_loop_, lets_)) return Expr();
+    return d->b;
   }
 
   Expr visit(const Halide::Internal::Mul *op) override {
@@ -49,11 +43,23 @@ class ReciprocalProducts : public Halide::Internal::IRMutator {
     ScopedBinding<Expr> bind(lets_, op->name, value);
     return Halide::Internal::LetStmt::make(op->name, value, mutate(op->body));
   }
+
+  Halide::Internal::Stmt visit(const Halide::Internal::For *op) override {
+    std::string outer = innermost_loop_;
+    innermost_loop_ = op->name;
+    Halide::Internal::Stmt s = IRMutator::visit(op);
+    innermost_loop_ = outer;
+    return s;
+  }
 };
 
 }  // namespace
 
 Expr quotients_for_reciprocal_products(const Expr &e) { return ReciprocalProducts().mutate(e); }
+
+Halide::Internal::Stmt quotients_for_reciprocal_products(const Halide::Internal::Stmt &s) {
+  return ReciprocalProducts().mutate(s);
+}
 
 void add_quotients_for_reciprocal_products(Halide::Pipeline &p) { p.add_custom_lowering_pass(new ReciprocalProducts); }
 

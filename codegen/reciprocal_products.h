@@ -13,15 +13,18 @@ namespace tetune {
 namespace codegen {
 
 /**
- * `e` with every vector float product x * (1 / d) or (1 / d) * x whose d can
- * differ between lanes rewritten as x / d. One rounding instead of two, and
- * IEEE-equal at the special values: d = 0 gives +-inf (NaN at x = 0), d = inf
- * gives +-0 (NaN at x = inf), a NaN operand NaN. Kept: a scalar or broadcast
- * d (directly or through a let), whose one reciprocal serves many products
- * (softmax's 1 / row sum, hoisted out of the loop), products of other types
- * and by other quotients.
+ * `e` with every float product x * (1 / d) or (1 / d) * x rewritten as x / d
+ * where d changes from one iteration of the innermost enclosing loop to the
+ * next (seen through lets), or where no loop encloses it. One rounding
+ * instead of two, and IEEE-equal at the special values: d = 0 gives +-inf
+ * (NaN at x = 0), d = inf gives +-0 (NaN at x = inf), a NaN operand NaN.
+ * Kept: a 1 / d the innermost loop does not change, one division for many
+ * products (softmax's 1 / row sum, a squeeze-excitation scale) that LLVM
+ * hoists out of the loop; products of other types and by other quotients.
  */
 Halide::Expr quotients_for_reciprocal_products(const Halide::Expr &e);
+/** The same rewrite of a statement, whose loops decide what the innermost loop is. */
+Halide::Internal::Stmt quotients_for_reciprocal_products(const Halide::Internal::Stmt &s);
 
 /**
  * Registers on `p` a lowering pass, run after Halide's own, that applies

@@ -19,50 +19,91 @@ namespace {
 
 const float kInf = std::numeric_limits<float>::infinity(), kNaN = std::numeric_limits<float>::quiet_NaN();
 
+using HExpr = Halide::Expr;
+using Halide::Internal::Stmt;
+
 // 16-lane float vectors whose lanes differ: x and d of the products below.
-Halide::Expr lanes(float scale, float offset) {
+HExpr lanes(float scale, float offset) {
   return Halide::cast(Halide::Float(32, 16), Halide::Internal::Ramp::make(0, 1, 16)) * scale + offset;
+}
+
+// Float products and quotients in s.
+std::pair<int, int> products_and_quotients(const Stmt &s) {
+  struct Count : Halide::Internal::IRVisitor {
+    int mul = 0, div = 0;
+    using IRVisitor::visit;
+    void visit(const Halide::Internal::Mul *op) override {
+      mul += op->type.is_float();
+      IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Div *op) override {
+      div += op->type.is_float();
+      IRVisitor::visit(op);
+    }
+  } c;
+  s.accept(&c);
+  return {c.mul, c.div};
+}
+
+// for (i = 0; i < 64; i++) { body }
+Stmt loop(const std::string &var, const Stmt &body) {
+  return Halide::Internal::For::make(var, 0, 64, Halide::Internal::ForType::Serial, Halide::DeviceAPI::None, body);
 }
 
 TEST(ReciprocalProducts, ProductsByAReciprocalBecomeQuotients) {
   using Halide::Internal::Div;
-  Halide::Expr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f), one = Halide::Internal::make_one(x.type());
-  for (const Halide::Expr &e : {x * (one / d), (one / d) * x}) {
-    Halide::Expr q = codegen::quotients_for_reciprocal_products(e);
+  HExpr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f), one = Halide::Internal::make_one(x.type());
+  for (const HExpr &e : {x * (one / d), (one / d) * x}) {
+    HExpr q = codegen::quotients_for_reciprocal_products(e);
     const auto *div = q.as<Div>();
     ASSERT_NE(div, nullptr) << q;
     EXPECT_TRUE(Halide::Internal::equal(div->a, x)) << q;
     EXPECT_TRUE(Halide::Internal::equal(div->b, d)) << q;
   }
   // Nested: the swish of a swish.
-  Halide::Expr inner = x * (one / d);
-  Halide::Expr q = codegen::quotients_for_reciprocal_products(inner * (one / (inner + one)));
+  HExpr inner = x * (one / d);
+  HExpr q = codegen::quotients_for_reciprocal_products(inner * (one / (inner + one)));
   ASSERT_NE(q.as<Div>(), nullptr) << q;
   EXPECT_NE(q.as<Div>()->a.as<Div>(), nullptr) << q;
-  // Through a let that holds a lane-varying divisor.
-  Halide::Expr let = Halide::Internal::Let::make("t", d, x * (one / Halide::Internal::Variable::make(d.type(), "t")));
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(let).as<Halide::Internal::Let>()->body.as<Div>(), nullptr);
+  Halide::Var i("i"), j("j");
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(Halide::cast<float>(i) * (1.0f / (Halide::cast<float>(j) + 1.5f))).as<Div>(),
+            nullptr)
+      << "scalars";
 }
 
 TEST(ReciprocalProducts, OtherProductsAreKept) {
-  using Halide::Internal::Broadcast;
   using Halide::Internal::Mul;
-  Halide::Var i("i"), j("j");
-  Halide::Expr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f), one = Halide::Internal::make_one(x.type());
+  HExpr x = lanes(0.25f, 0.f), d = lanes(1.f, 1.5f);
   EXPECT_NE(codegen::quotients_for_reciprocal_products(x * (lanes(0.f, 2.f) / d)).as<Mul>(), nullptr) << "2 / d";
   EXPECT_NE(codegen::quotients_for_reciprocal_products(x * d).as<Mul>(), nullptr);
-  // One reciprocal for all lanes (softmax's 1 / row sum): a division a lane would cost more.
-  Halide::Expr row_sum = Broadcast::make(Halide::cast<float>(j) + 1.f, 16);
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(x * (one / row_sum)).as<Mul>(), nullptr) << "broadcast d";
-  Halide::Expr let = Halide::Internal::Let::make("s", row_sum, x * (one / Halide::Internal::Variable::make(d.type(), "s")));
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(let).as<Halide::Internal::Let>()->body.as<Mul>(), nullptr)
-      << "a let of a broadcast";
-  Halide::Expr sx = Halide::cast<float>(i) * 0.25f, sd = Halide::cast<float>(j) + 1.5f;
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(sx * (1.0f / sd)).as<Mul>(), nullptr) << "scalars";
   // Integer 1 / d is a floor division: x * (1 / d) is not x / d.
-  Halide::Expr n = Halide::Internal::Ramp::make(3, 1, 16), m = Halide::Internal::Ramp::make(2, 2, 16);
-  Halide::Expr ione = Halide::Internal::make_one(n.type());
-  EXPECT_NE(codegen::quotients_for_reciprocal_products(n * (ione / m)).as<Mul>(), nullptr) << "integers";
+  HExpr n = Halide::Internal::Ramp::make(3, 1, 16), m = Halide::Internal::Ramp::make(2, 2, 16);
+  EXPECT_NE(codegen::quotients_for_reciprocal_products(n * (Halide::Internal::make_one(n.type()) / m)).as<Mul>(), nullptr)
+      << "integers";
+}
+
+// In a loop, only a 1 / d the loop changes is folded: one the loop does not change (softmax's
+// 1 / row sum) is one division for all its products once LLVM hoists it.
+TEST(ReciprocalProducts, OnlyWhereTheInnermostLoopChangesTheDivisor) {
+  using Halide::Internal::Evaluate;
+  using Halide::Internal::LetStmt;
+  using Halide::Internal::Variable;
+  HExpr i = Variable::make(Halide::Int(32), "i"), j = Variable::make(Halide::Int(32), "j");
+  HExpr x = Halide::cast<float>(i) * 0.25f;
+  HExpr varying = Halide::cast<float>(i) + 1.5f, row = Halide::cast<float>(j) + 1.5f;
+  auto product = [&](const HExpr &d) { return Evaluate::make(x * (1.0f / d)); };
+  EXPECT_EQ(products_and_quotients(codegen::quotients_for_reciprocal_products(loop("i", product(varying)))),
+            std::make_pair(1, 1))
+      << "x * 0.25f stays; x * (1 / d) becomes x / d";
+  EXPECT_EQ(products_and_quotients(codegen::quotients_for_reciprocal_products(loop("j", loop("i", product(row))))),
+            std::make_pair(2, 1))
+      << "d changes with the outer loop only";
+  // Through lets: one bound inside the loop to a value of i, one bound outside to a row's value.
+  HExpr t = Variable::make(Halide::Float(32), "t");
+  Stmt inner_let = loop("i", LetStmt::make("t", varying, product(t)));
+  EXPECT_EQ(products_and_quotients(codegen::quotients_for_reciprocal_products(inner_let)), std::make_pair(1, 1));
+  Stmt outer_let = loop("j", LetStmt::make("t", row, loop("i", product(t))));
+  EXPECT_EQ(products_and_quotients(codegen::quotients_for_reciprocal_products(outer_let)), std::make_pair(2, 1));
 }
 
 // x * (1 / d) in a kernel vectorized by 16: equal to IEEE x / d, where two roundings differ (3 / 7),
