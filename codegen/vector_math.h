@@ -25,8 +25,8 @@ Halide::Expr vector_tanh(const Halide::Expr &x);
 
 /**
  * e^x for float32 x (any lanes); other types get Halide::exp (NaN kept).
- * x = k ln2 + r with k = floor(x / ln2 + 1/2) and |r| <= ln2 / 2 (Cody and Waite's
- * two-part ln2, so k ln2 is exact); e^r by a degree-6 polynomial fitted to
+ * x = k ln2 + r with k = floor(x / ln2 + 1/2) and |r| <= ln2 / 2 (k ln2 with
+ * float32's ln2, one rounding in the FMA); e^r by a degree-6 polynomial fitted to
  * e^r's relative error on that interval (at most 1e-7); 2^k added to the
  * result's exponent bits. Checked against float64 exp over [-87.3, 88.7]:
  * within 5 ulp, as Halide's exp (whose polynomial has 8 terms). exp(NaN) is
