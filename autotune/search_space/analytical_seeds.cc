@@ -191,16 +191,11 @@ int64_t stage_work(const StageInfo &st) {
   return points * ss::reduce_extent(st);
 }
 
-// The work of a DAG: its stages' work, summed (a stage computed inside another shares its loops).
-int64_t dag_work(const ss::Graph &g) {
-  int64_t total = 0;
-  for (const StageInfo &st : g.stages) total += stage_work(st);
-  return total;
-}
-
 // The work of the stages outside the multi-level tiled plans (and their fused
 // consumers), what the simple stages' parallel loops can hold: simple, inlined
 // and rfactor stages (a GEMV's rfactor product computed at its output's loop).
+// At most the whole DAG's work (one plan per stage), so a DAG whose work is
+// below kSerialWork passes this test too.
 int64_t untiled_work(const ss::Graph &g, const Sketch &s) {
   int64_t total = 0;
   for (const ss::StagePlan &p : s.plans)
@@ -210,18 +205,18 @@ int64_t untiled_work(const ss::Graph &g, const Sketch &s) {
 
 // A simple stage runs in parallel over its fewest outer loops (outside the
 // tiles it unrolls) that give kParGrain tasks per thread, the loops inside
-// them whole in each task; serially where the whole DAG's work is below
-// kSerialWork, or the work outside its tiled stages is (an LSTM step's
-// gates are a tiled product of 1024 x 256; its cell and hidden states, 256
-// points each, ran 2 us faster a step on one thread: bench/RESULTS.md,
-// forty-first session). Fused
+// them whole in each task; serially where the work outside its tiled stages
+// is below kSerialWork: a small DAG, or an LSTM step, whose gates are a tiled
+// product of 1024 x 256 and whose cell and hidden states, 256 points each,
+// ran 2 us faster a step on one thread (bench/RESULTS.md, forty-first
+// session). Fused
 // with the parallel loop, an inner loop recomputes its indices by division at
 // every iteration, and what its body computes from the outer ones alone is no
 // longer hoisted: a Winograd input transform (64 channels at 56x56), when
 // its points e were its outer loop, ran 2.2x slower with all 4 loops fused
 // than in parallel over (e, c) (bench/RESULTS.md, thirteenth session).
 int64_t simple_parallel_loops(const ss::Graph &g, const Sketch &s, const ss::ChoiceSpec &ch) {
-  if (ch.values.front() == 0 && (dag_work(g) < kSerialWork || untiled_work(g, s) < kSerialWork)) return 0;
+  if (ch.values.front() == 0 && untiled_work(g, s) < kSerialWork) return 0;
   const std::vector<int64_t> loops = ss::simple_outer_extents(g, s.plan(ch.stage));
   const int64_t wanted = kParGrain * std::max(1, g.threads);
   int64_t tasks = 1;
