@@ -246,13 +246,17 @@ Candidate filled(const ss::Graph &g, const Sketch &s, int si) {
     else if (ends_with(ch.name, ".parallel") && p.kind == ss::PlanKind::Simple) v = simple_parallel_loops(g, s, ch);
     else if (ends_with(ch.name, ".max_unroll")) v = largest_upto(ch, 16);
     else if (ends_with(ch.name, ".unroll")) v = ch.values.back() <= ss::kWholeWindow ? ch.values.back() : v;
-    else if (ends_with(ch.name, ".loc"))
-      v = inline_blocked_pad(g, s, ch.stage) && ch.values.front() == 0           ? 0
-          : pad_at_window(g, s, ch.stage) || ss::row_form_related(g, s, ch.stage) ? 2
-          : read_by_tiled(g, s, ch.stage)                                         ? 1
-                                                                                  : ch.values.front();
+    else if (ends_with(ch.name, ".loc")) {
+      const bool at = pad_at_window(g, s, ch.stage) || ss::row_form_related(g, s, ch.stage) ||
+                      ss::accumulators_form(s, ch.stage);
+      v = inline_blocked_pad(g, s, ch.stage) && ch.values.front() == 0 ? 0
+          : at                                                           ? 2
+          : read_by_tiled(g, s, ch.stage)                                ? 1
+                                                                         : ch.values.front();
+    }
     else if (ends_with(ch.name, ".at") && pad_at_window(g, s, ch.stage)) v = largest_upto(ch, kPadAt);
     else if (ends_with(ch.name, ".at") && ss::row_form_related(g, s, ch.stage)) v = ss::kAtRow;
+    else if (ends_with(ch.name, ".at") && ss::accumulators_form(s, ch.stage)) v = 1;  // the consumer's innermost point
     c.params[ch.name] = v;
   }
   return c;
@@ -608,10 +612,11 @@ std::vector<Candidate> SearchSpace::seeds() const {
     // whose rows are one more than the vector (3 rows by 2 lanes) when it
     // reads another stage (bench/RESULTS.md, 2026-11-27).
     // Where every reduction reads its rows in vectors (rfactor's row form:
-    // softmax, layer norm over the last axis), those too.
+    // softmax, layer norm over the last axis) or keeps independent vector
+    // accumulators (its accumulators form: a global pool over NCHW16c), those too.
     if (std::all_of(s.plans.begin(), s.plans.end(), [&](const ss::StagePlan &p) {
           return p.kind != ss::PlanKind::Tiled &&
-                 (!impl_->graph.stage(p.stage).is_reduction() || (p.kind == ss::PlanKind::RFactor && p.rf_rows));
+                 (!impl_->graph.stage(p.stage).is_reduction() || (p.kind == ss::PlanKind::RFactor && p.rf_form != ss::RFactorForm::FewPoints));
         }))
       keep(filled(impl_->graph, s, si));
     for (const auto &plan : s.plans) {

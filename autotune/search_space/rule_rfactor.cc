@@ -27,11 +27,25 @@
 //           or at its consumer's row loop (kAtRow), inside the consumer's
 //           parallel loop with the stages it reads (softmax: max, exp, sum
 //           and the output row by row, exp once per element).
+// With many points, each a vector of contiguous lanes (S's innermost axis, at
+// most kMaxVector), that no row form covers, and no data reuse (a global
+// pool over NCHW16c: [N, C/16, 1, 1, 16] summing H x W), the accumulators
+// form: the innermost reduce axis k is split by a = 4, 2 or 8
+// (accumulator_factors, divisors only) and rfactor(k_i) gives S.rf[k_i,
+// points, lanes], computed at S's innermost point with k_i unrolled inside
+// its reduce loops and the lanes vectorized: a independent chains of vector
+// adds, where one accumulator waits on each add's latency. S adds the a
+// partial vectors. The pool of 32 channels at 112x112 ran 0.0158 -> 0.0099
+// ms, 96 at 56x56 0.0128 -> 0.0072 (a = 4), alone, with the sum at the
+// mean's point (the seed). A reduction under kMinAccumulatorReduce gets no
+// such form (bench/RESULTS.md, forty-third session). A non-output S (the
+// pool's sum) has a compute location (rule_inline.cc).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
-// two from 16, at most half the axis, or row_factors; a non-divisor is
-// guarded), "<stage>.rf.side" in {0, 1} (not for rows), and for rows
-// "<stage>.loc" / "<stage>.at" (rule_inline.cc).
+// two from 16, at most half the axis, or row_factors, or accumulator_factors;
+// a non-divisor is guarded), "<stage>.rf.side" in {0, 1} (few points only),
+// and for rows and accumulators "<stage>.par_grain", "<stage>.loc" /
+// "<stage>.at" (rule_inline.cc).
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
@@ -95,7 +109,34 @@ bool row_lanes(const StageInfo &st) {
   return reduce_axis_contiguous(st);
 }
 
-bool wants_rfactor(const StageInfo &st) { return few_points(st) || row_lanes(st); }
+// The accumulators form's shortest reduction: 14x14 pools (196 points) ran 1.4-2.6x as fast alone, and
+// EfficientNet-B0's of 480 and 672 channels 0.037 -> 0.026 and 0.029 -> 0.023 ms in the model
+// (bench/RESULTS.md, forty-third session); shorter ones were not measured.
+constexpr int64_t kMinAccumulatorReduce = 128;
+
+// The accumulator counts of the accumulators form for an innermost reduce axis of e, the first preferred.
+std::vector<int64_t> accumulator_factors(int64_t e) {
+  std::vector<int64_t> f;
+  for (int64_t a : {4, 2, 8})
+    if (a < e && e % a == 0) f.push_back(a);
+  return f;
+}
+
+// Many points of one vector of contiguous lanes each, a long reduction without reuse: the accumulators form.
+bool accumulator_lanes(const StageInfo &st) {
+  if (st.kind != StageInfo::Compute || !st.is_reduction() || st.shape.size() < 2 || has_data_reuse(st) ||
+      spatial_points(st) < kMaxSpatial || row_lanes(st) || reduce_extent(st) < kMinAccumulatorReduce)
+    return false;
+  const int64_t lanes = st.shape.back();
+  if (lanes < 2 || lanes > kMaxVector || (lanes & (lanes - 1)) != 0) return false;
+  return columns_contiguous(st) && !columns_gathered(st) && !accumulator_factors(st.reduce_axes.back().extent).empty();
+}
+
+RFactorForm form_of(const StageInfo &st) {
+  return row_lanes(st) ? RFactorForm::Rows : accumulator_lanes(st) ? RFactorForm::Accumulators : RFactorForm::FewPoints;
+}
+
+bool wants_rfactor(const StageInfo &st) { return few_points(st) || row_lanes(st) || accumulator_lanes(st); }
 
 // The split factors of a reduce axis of `extent`: row_factors in the row form.
 std::vector<int64_t> factors(bool rows, int64_t extent) {
@@ -115,8 +156,9 @@ class RuleRfactor : public SketchRule {
     Sketch out = s;
     StagePlan &p = out.plan(stage);
     p.kind = PlanKind::RFactor;
-    p.rf_rows = row_lanes(g.stage(stage));
-    p.loc_choice = p.rf_rows && !g.stage(stage).is_output;  // the row form may go at its consumer's row
+    p.rf_form = form_of(g.stage(stage));
+    // The row and accumulators forms may go at their consumer's loop.
+    p.loc_choice = p.rf_form != RFactorForm::FewPoints && !g.stage(stage).is_output;
     p.cache_write = false;
     p.consumer.clear();
     return {out};
@@ -129,19 +171,31 @@ std::unique_ptr<SketchRule> make_rule_rfactor() { return std::make_unique<RuleRf
 bool row_form_related(const Graph &g, const Sketch &s, const std::string &stage) {
   auto row_form = [&](const std::string &st) {
     const StagePlan &p = s.plan(st);
-    return p.kind == PlanKind::RFactor && p.rf_rows;
+    return p.kind == PlanKind::RFactor && p.rf_form == RFactorForm::Rows;
   };
   if (row_form(stage)) return true;
   auto it = g.consumers.find(stage);
   return it != g.consumers.end() && std::any_of(it->second.begin(), it->second.end(), row_form);
 }
 
+bool accumulators_form(const Sketch &s, const std::string &stage) {
+  const StagePlan &p = s.plan(stage);
+  return p.kind == PlanKind::RFactor && p.rf_form == RFactorForm::Accumulators;
+}
+
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
+  if (p.rf_form == RFactorForm::Accumulators) {
+    s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", accumulator_factors(st.reduce_axes.back().extent), {}});
+    add_par_grain_param(p.stage, s);
+    add_location_params(g, p, s);
+    return;
+  }
+  const bool rows = p.rf_form == RFactorForm::Rows;
   int j = rfactor_axis(st);
   if (j < 0) return;
-  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(p.rf_rows, st.reduce_axes[j].extent), {}});
-  if (p.rf_rows) {
+  s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", factors(rows, st.reduce_axes[j].extent), {}});
+  if (rows) {
     add_par_grain_param(p.stage, s);
     add_location_params(g, p, s);
   } else {
@@ -172,6 +226,46 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
   in.sch.compute_at(rf, S, points.back());
   in.placed[S].attach_points.push_back(points.front());
 }
+
+// The accumulators form (above): S.rf[k_i, points, lanes] at S's innermost point, k_i unrolled inside the
+// reduce loops and the lanes innermost; S adds the a partial vectors, parallel over its points, or, at a
+// consumer's loop, inside the consumer's parallel loop.
+void instantiate_accumulators(Inst &in, const StagePlan &p) {
+  const StageInfo &st = in.g.stage(p.stage);
+  const std::string &S = st.name;
+  const IterVar &k = st.reduce_axes.back();
+  const std::vector<int64_t> fs = accumulator_factors(k.extent);
+  if (fs.empty()) return;
+  int64_t a = in.param(S + ".rf.factor", fs.front());
+  if (std::find(fs.begin(), fs.end(), a) == fs.end()) a = fs.front();
+  bool inlined = false;  // a reduction is never inlined
+  const bool at = place_stage(in, p, inlined);
+  const std::string ki = in.split(S, k.var.name(), a, TailStrategy::Auto).second;
+  const std::string rf = in.sch.rfactor(S, ki);
+  in.placed[rf].compute_name = rf;
+  std::vector<std::string> sp, red;  // rf's spatial leaves: the accumulators (outermost), S's points, the lanes
+  for (const auto &l : in.sch.stage(rf).leaves) (l.is_reduce ? red : sp).push_back(l.name);
+  std::vector<std::string> order(sp.begin() + 1, sp.end() - 1);
+  order.insert(order.end(), red.begin(), red.end());
+  order.push_back(sp.front());
+  order.push_back(sp.back());
+  in.sch.reorder(rf, order);
+  in.sch.unroll(rf, sp.front());
+  maybe_vectorize(in.sch, rf, sp.back());
+  std::vector<std::string> points, accumulators;
+  for (const auto &l : in.sch.stage(S).leaves) (l.is_reduce ? accumulators : points).push_back(l.name);
+  const std::string lanes = points.back();
+  points.pop_back();
+  std::vector<std::string> s_order = points;
+  s_order.push_back(accumulators.front());
+  s_order.push_back(lanes);
+  in.sch.reorder(S, s_order);
+  in.sch.unroll(S, accumulators.front());
+  maybe_vectorize(in.sch, S, lanes);
+  if (!at) fuse_parallel(in, S, points, static_cast<int>(points.size()));
+  in.sch.compute_at(rf, S, points.back());
+  in.placed[S].attach_points.push_back(points.front());
+}
 }  // namespace
 
 void instantiate_rfactor(Inst &in, const StagePlan &p) {
@@ -179,15 +273,20 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   const std::string &S = p.stage;
   Placed &pl = in.placed[S];
   pl.compute_name = S;
+  if (p.rf_form == RFactorForm::Accumulators) {
+    instantiate_accumulators(in, p);
+    return;
+  }
+  const bool rows = p.rf_form == RFactorForm::Rows;
   int j = rfactor_axis(st);
   if (j < 0) return;
   const std::string axis = st.reduce_axes[j].var.name();
   const int64_t E = st.reduce_axes[j].extent;
-  std::vector<int64_t> fs = factors(p.rf_rows, E);
+  std::vector<int64_t> fs = factors(rows, E);
   if (fs.empty()) return;
   int64_t f = in.param(S + ".rf.factor", fs.front());
   if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
-  if (p.rf_rows) {
+  if (rows) {
     bool inlined = false;  // a reduction is never inlined
     instantiate_row_lanes(in, st, axis, f, place_stage(in, p, inlined));
     return;

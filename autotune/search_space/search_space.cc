@@ -36,7 +36,10 @@ std::string describe(const Graph &g, const StagePlan &p) {
   switch (p.kind) {
     case PlanKind::Inline: return p.stage + ": inline";
     case PlanKind::FusedConsumer: return p.stage + ": tiled following " + p.producer;
-    case PlanKind::RFactor: return p.stage + ": rfactor of the split reduce axis (parallel partial sums)";
+    case PlanKind::RFactor:
+      return p.stage + (p.rf_form == RFactorForm::Accumulators
+                            ? ": rfactor of the innermost reduce axis into independent vector accumulators"
+                            : ": rfactor of the split reduce axis (parallel partial sums)");
     case PlanKind::Tiled: {
       std::string d = p.stage + ": multi-level tiling SSRSRS";
       if (p.cache_write) d += " + cache_write";

@@ -146,6 +146,13 @@ enum class PlanKind {
   RFactor,        // small spatial / large reduce extent: rfactor of the split reduce axis (rule_rfactor.cc)
 };
 
+/** The forms of an RFactor plan (rule_rfactor.cc). */
+enum class RFactorForm {
+  FewPoints,     // few points, a long reduction: partial sums in parallel (sides 0 and 1)
+  Rows,          // many points, each a contiguous row: partial results in vectors along the row
+  Accumulators,  // many points, each a vector of lanes: independent accumulators over the innermost reduce axis
+};
+
 struct StagePlan {
   std::string stage;
   PlanKind kind = PlanKind::Simple;
@@ -153,7 +160,7 @@ struct StagePlan {
   bool cache_write = false;   // Tiled: accumulate in "<stage>.local" computed at the tile of the stage
   std::string consumer;       // Tiled: the fused consumer ("" when none)
   std::string producer;       // FusedConsumer: the tiled producer
-  bool rf_rows = false;       // RFactor: the row form (partial results in vectors along each point's row)
+  RFactorForm rf_form = RFactorForm::FewPoints;  // RFactor: which of rule_rfactor.cc's forms
   std::vector<std::pair<int, int64_t>> unroll_tiles;  // Simple: kUnrollTilesAttr {spatial position, tile size} (finalize)
 };
 
@@ -409,6 +416,8 @@ std::string resolve_consumer(const Inst &in, const std::string &stage, std::stri
 constexpr int64_t kAtRow = 2;
 /** A row-form reduction (rfactor's row form), or a stage one reads: it may go at its consumer's row (kAtRow). */
 bool row_form_related(const Graph &g, const Sketch &s, const std::string &stage);  // rule_rfactor.cc
+/** Whether stage's plan is rfactor's accumulators form. */
+bool accumulators_form(const Sketch &s, const std::string &stage);  // rule_rfactor.cc
 
 // Annotation helpers (rule_parallel_vectorize_unroll.cc).
 /** Adds the choice "stage.par_grain" (parallel tasks per thread) to s. */

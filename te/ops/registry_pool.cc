@@ -38,6 +38,13 @@ std::vector<OpEntry> pool_entries() {
          Tensor x = input(s, "x");
          return OpWorkload{{x}, {global_avg_pool2d(x)}};
        }},
+      {"global_avg_pool2d_nchwc", "N,CB,H,W,b",
+       "NCHW[b]c [N, C/b, H, W, b] -> [N, C/b, 1, 1, b] mean (tetune.GlobalAveragePoolNCHWc)",
+       "1,2,7,7,16",
+       [](const Dims &s) {
+         Tensor x = input(s, "x");
+         return OpWorkload{{x}, {reduce_mean(x, {2, 3}, true, "global_avg_pool2d_nchwc")}};
+       }},
       {"global_max_pool2d", "N,C,H,W", "NCHW -> NC11 max over H, W (ONNX GlobalMaxPool)", "1,16,7,7",
        [](const Dims &s) {
          Tensor x = input(s, "x");

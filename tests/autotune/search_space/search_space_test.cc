@@ -1210,6 +1210,56 @@ TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
   }
 }
 
+// A global pool over NCHW16c (many points of 16 contiguous lanes, a long
+// reduction without reuse) gets rfactor's accumulators form: the seed sums
+// each point's window into a partial vectors (a = 4 where it divides W, else
+// 2), their loop unrolled inside the reduce loops and the lanes vectorized,
+// at the mean's point inside its parallel loop. A 7x7 window (7 has no such
+// divisor) and a 7x14 one (98 points, under the form's shortest reduction)
+// get no such sketch.
+TEST(SearchSpace, BlockedGlobalPoolSeedKeepsIndependentAccumulators) {
+  auto has_form = [](const SearchSpace &sp) {
+    for (int i = 0; i < sp.num_sketches(); i++)
+      if (sp.sketch_description(i).find("accumulators") != std::string::npos) return true;
+    return false;
+  };
+  for (auto [w, a] : std::vector<std::pair<int64_t, int64_t>>{{20, 4}, {18, 2}}) {
+    SCOPED_TRACE("W = " + std::to_string(w));
+    Checker ch(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, 12, w, 16}).outputs, kAvx512, 2));
+    print_sketches(ch.space, "blocked global pool");
+    EXPECT_TRUE(has_form(ch.space));
+    ASSERT_FALSE(ch.space.seeds().empty());
+    const Candidate seed = ch.space.seeds().front();
+    Schedule s = ch.space.schedule(seed);
+    const std::string trace = trace_to_json(s);
+    const std::string out = ch.task.outputs[0].name();
+    const StageInfo *rf = nullptr;
+    for (const auto &st : s.stages())
+      if (st.name.size() > 3 && st.name.compare(st.name.size() - 3, 3, ".rf") == 0) rf = &st;
+    ASSERT_NE(rf, nullptr) << trace;
+    const std::vector<LeafAxis> &loops = rf->leaves;
+    ASSERT_GE(loops.size(), 2u) << trace;
+    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
+    EXPECT_EQ(loops.back().extent, 16) << trace;
+    const LeafAxis &accumulators = loops[loops.size() - 2];
+    EXPECT_FALSE(accumulators.is_reduce) << trace;
+    EXPECT_EQ(accumulators.annotation, "unroll") << trace;
+    EXPECT_EQ(accumulators.extent, a) << trace;
+    EXPECT_TRUE(loops[loops.size() - 3].is_reduce) << trace;
+    EXPECT_EQ(rf->attach.kind, Attach::At) << trace;
+    const StageInfo &sum = s.stage(rf->attach.stage);
+    EXPECT_EQ(sum.attach.kind, Attach::At) << trace;
+    EXPECT_EQ(sum.attach.stage, out) << trace;
+    EXPECT_GE(parallel_extent(s.stage(out)), 2) << trace;
+    ch.check(seed, "seed");
+    ch.run(12, 6, 6, 44);
+  }
+  for (int64_t w : {7, 14}) {
+    SearchSpace sp(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, 7, w, 16}).outputs, kAvx512, 2));
+    EXPECT_FALSE(has_form(sp)) << "7x" << w;
+  }
+}
+
 // A simple stage's seed runs in parallel over its fewest outer loops that give
 // 16 tasks per thread (8 to 16 once split into whole tasks). The tiles its op names in kUnrollTilesAttr are
 // unrolled just outside the vector: all 16 points e of an F(2x2) input
