@@ -39,8 +39,8 @@ std::vector<OpEntry> pool_entries() {
          return OpWorkload{{x}, {global_avg_pool2d(x)}};
        }},
       {"global_avg_pool2d_nchwc", "N,CB,H,W,b",
-       "NCHW[b]c [N, C/b, H, W, b] -> [N, C/b, 1, 1, b] mean (tetune.GlobalAveragePoolNCHWc)",
-       "1,2,7,7,16",
+       "NCHW[b]c [N, C/b, H, W, b] -> [N, C/b, 1, 1, b] mean (ONNX GlobalAveragePool in the blocked layout)",
+       "1,2,12,16,16",
        [](const Dims &s) {
          Tensor x = input(s, "x");
          return OpWorkload{{x}, {reduce_mean(x, {2, 3}, true, "global_avg_pool2d_nchwc")}};
