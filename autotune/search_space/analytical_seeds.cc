@@ -616,7 +616,8 @@ std::vector<Candidate> SearchSpace::seeds() const {
     // accumulators (its accumulators form: a global pool over NCHW16c), those too.
     if (std::all_of(s.plans.begin(), s.plans.end(), [&](const ss::StagePlan &p) {
           return p.kind != ss::PlanKind::Tiled &&
-                 (!impl_->graph.stage(p.stage).is_reduction() || (p.kind == ss::PlanKind::RFactor && p.rf_form != ss::RFactorForm::FewPoints));
+                 (!impl_->graph.stage(p.stage).is_reduction() ||
+                  (p.kind == ss::PlanKind::RFactor && p.rf_form != ss::RFactorForm::FewPoints));
         }))
       keep(filled(impl_->graph, s, si));
     for (const auto &plan : s.plans) {

@@ -35,11 +35,11 @@
 // points, lanes], computed at S's innermost point with k_i unrolled inside
 // its reduce loops and the lanes vectorized: a independent chains of vector
 // adds, where one accumulator waits on each add's latency. S adds the a
-// partial vectors. The pool of 32 channels at 112x112 ran 0.0158 -> 0.0099
-// ms, 96 at 56x56 0.0128 -> 0.0072 (a = 4), alone, with the sum at the
-// mean's point (the seed). A reduction under kMinAccumulatorReduce gets no
-// such form (bench/RESULTS.md, forty-third session). A non-output S (the
-// pool's sum) has a compute location (rule_inline.cc).
+// partial vectors. The seed computes S at its consumer's innermost point (the
+// pool's mean), inside that stage's parallel loop. Pools of 28x28 to 112x112
+// ran 1.8-2.2x as fast alone as with one accumulator (bench/RESULTS.md,
+// forty-third session). A reduction under kMinAccumulatorReduce gets no such
+// form. A non-output S (the pool's sum) has a compute location (rule_inline.cc).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
 // two from 16, at most half the axis, or row_factors, or accumulator_factors;
