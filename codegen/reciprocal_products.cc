@@ -45,11 +45,8 @@ class ReciprocalProducts : public Halide::Internal::IRMutator {
   }
 
   Halide::Internal::Stmt visit(const Halide::Internal::For *op) override {
-    std::string outer = innermost_loop_;
-    innermost_loop_ = op->name;
-    Halide::Internal::Stmt s = IRMutator::visit(op);
-    innermost_loop_ = outer;
-    return s;
+    Halide::Internal::ScopedValue<std::string> inside(innermost_loop_, op->name);
+    return IRMutator::visit(op);
   }
 };
 

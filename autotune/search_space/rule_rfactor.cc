@@ -204,6 +204,30 @@ void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
 }
 
 namespace {
+// A stage's leaf loops, outermost first: its spatial ones and its reduce ones.
+struct Leaves {
+  std::vector<std::string> spatial, reduce;
+};
+Leaves leaves_of(const Schedule &sch, const std::string &stage) {
+  Leaves out;
+  for (const auto &l : sch.stage(stage).leaves) (l.is_reduce ? out.reduce : out.spatial).push_back(l.name);
+  return out;
+}
+
+// The "<S>.rf.factor" choice among fs (fs.front() when unset or not among them).
+int64_t chosen_factor(const Inst &in, const std::string &S, const std::vector<int64_t> &fs) {
+  const int64_t f = in.param(S + ".rf.factor", fs.front());
+  return std::find(fs.begin(), fs.end(), f) == fs.end() ? fs.front() : f;
+}
+
+// The row and accumulators forms' S over its points: parallel, unless `at` a consumer's loop (inside its
+// parallel loop); the partial stage rf computed at S's innermost point.
+void place_at_points(Inst &in, const std::string &S, const std::string &rf, std::vector<std::string> points, bool at) {
+  if (!at) fuse_parallel(in, S, points, static_cast<int>(points.size()));
+  in.sch.compute_at(rf, S, points.back());
+  in.placed[S].attach_points.push_back(points.front());
+}
+
 // The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points,
 // or, `at` its consumer's row, inside the consumer's parallel loop.
 void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f, bool at) {
@@ -211,20 +235,17 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
   const std::string ki = in.split(S, axis, f, tail_for(st.reduce_axes[0].extent, f, false)).second;
   const std::string rf = in.sch.rfactor(S, ki);
   in.placed[rf].compute_name = rf;
-  std::vector<std::string> sp, red;
-  for (const auto &l : in.sch.stage(rf).leaves) (l.is_reduce ? red : sp).push_back(l.name);
+  const Leaves part = leaves_of(in.sch, rf);
+  const std::vector<std::string> &sp = part.spatial;
   std::vector<std::string> order(sp.begin() + 1, sp.end());  // sp.front(): the factored lanes
-  order.insert(order.end(), red.begin(), red.end());
+  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
   order.push_back(sp.front());
   in.sch.reorder(rf, order);
   maybe_vectorize(in.sch, rf, sp.front());
-  std::vector<std::string> points, lanes;
-  for (const auto &l : in.sch.stage(S).leaves) (l.is_reduce ? lanes : points).push_back(l.name);
-  if (lanes.size() == 1) in.sch.vectorize(S, lanes.front());  // one horizontal reduction per point
-  if (points.empty()) return;
-  if (!at) fuse_parallel(in, S, points, static_cast<int>(points.size()));  // at a consumer's row: inside its parallel loop
-  in.sch.compute_at(rf, S, points.back());
-  in.placed[S].attach_points.push_back(points.front());
+  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points; reduce: the lanes
+  if (whole.reduce.size() == 1) in.sch.vectorize(S, whole.reduce.front());  // one horizontal reduction per point
+  if (whole.spatial.empty()) return;
+  place_at_points(in, S, rf, whole.spatial, at);
 }
 
 // The accumulators form (above): S.rf[k_i, points, lanes] at S's innermost point, k_i unrolled inside the
@@ -236,35 +257,31 @@ void instantiate_accumulators(Inst &in, const StagePlan &p) {
   const IterVar &k = st.reduce_axes.back();
   const std::vector<int64_t> fs = accumulator_factors(k.extent);
   if (fs.empty()) return;
-  int64_t a = in.param(S + ".rf.factor", fs.front());
-  if (std::find(fs.begin(), fs.end(), a) == fs.end()) a = fs.front();
+  const int64_t a = chosen_factor(in, S, fs);
   bool inlined = false;  // a reduction is never inlined
   const bool at = place_stage(in, p, inlined);
   const std::string ki = in.split(S, k.var.name(), a, TailStrategy::Auto).second;
   const std::string rf = in.sch.rfactor(S, ki);
   in.placed[rf].compute_name = rf;
-  std::vector<std::string> sp, red;  // rf's spatial leaves: the accumulators (outermost), S's points, the lanes
-  for (const auto &l : in.sch.stage(rf).leaves) (l.is_reduce ? red : sp).push_back(l.name);
+  const Leaves part = leaves_of(in.sch, rf);
+  const std::vector<std::string> &sp = part.spatial;  // the accumulators (outermost), S's points, the lanes
   std::vector<std::string> order(sp.begin() + 1, sp.end() - 1);
-  order.insert(order.end(), red.begin(), red.end());
+  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
   order.push_back(sp.front());
   order.push_back(sp.back());
   in.sch.reorder(rf, order);
   in.sch.unroll(rf, sp.front());
   maybe_vectorize(in.sch, rf, sp.back());
-  std::vector<std::string> points, accumulators;
-  for (const auto &l : in.sch.stage(S).leaves) (l.is_reduce ? accumulators : points).push_back(l.name);
-  const std::string lanes = points.back();
-  points.pop_back();
+  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points, then the lanes; reduce: the accumulators
+  const std::string lanes = whole.spatial.back(), accumulators = whole.reduce.front();
+  std::vector<std::string> points(whole.spatial.begin(), whole.spatial.end() - 1);
   std::vector<std::string> s_order = points;
-  s_order.push_back(accumulators.front());
+  s_order.push_back(accumulators);
   s_order.push_back(lanes);
   in.sch.reorder(S, s_order);
-  in.sch.unroll(S, accumulators.front());
+  in.sch.unroll(S, accumulators);
   maybe_vectorize(in.sch, S, lanes);
-  if (!at) fuse_parallel(in, S, points, static_cast<int>(points.size()));
-  in.sch.compute_at(rf, S, points.back());
-  in.placed[S].attach_points.push_back(points.front());
+  place_at_points(in, S, rf, points, at);
 }
 }  // namespace
 
@@ -284,8 +301,7 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   const int64_t E = st.reduce_axes[j].extent;
   std::vector<int64_t> fs = factors(rows, E);
   if (fs.empty()) return;
-  int64_t f = in.param(S + ".rf.factor", fs.front());
-  if (std::find(fs.begin(), fs.end(), f) == fs.end()) f = fs.front();
+  const int64_t f = chosen_factor(in, S, fs);
   if (rows) {
     bool inlined = false;  // a reduction is never inlined
     instantiate_row_lanes(in, st, axis, f, place_stage(in, p, inlined));
@@ -294,8 +310,8 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
   const bool inner = in.param(S + ".rf.side", 0) == 0;
   auto [ko, ki] = in.split(S, axis, f, tail_for(E, f, false));
   std::string rf = in.sch.rfactor(S, inner ? ki : ko);
-  std::vector<std::string> sp, red;
-  for (const auto &l : in.sch.stage(rf).leaves) (l.is_reduce ? red : sp).push_back(l.name);
+  const Leaves part = leaves_of(in.sch, rf);
+  const std::vector<std::string> &sp = part.spatial, &red = part.reduce;
   in.placed[rf].compute_name = rf;
   if (!sp.empty()) {
     const std::string rfax = sp.front();  // the factored axis, outermost
@@ -318,12 +334,8 @@ void instantiate_rfactor(Inst &in, const StagePlan &p) {
       in.sch.parallel(rf, rfax);
     }
   }
-  const StageInfo &fin = in.sch.stage(S);
-  for (const auto &l : fin.leaves)
-    if (!l.is_reduce) {
-      pl.attach_points.push_back(l.name);
-      break;
-    }
+  const Leaves fin = leaves_of(in.sch, S);
+  if (!fin.spatial.empty()) pl.attach_points.push_back(fin.spatial.front());
 }
 
 }  // namespace ss
