@@ -40,12 +40,25 @@
 // ran 1.8-2.2x as fast alone as with one accumulator (bench/RESULTS.md,
 // forty-third session). A reduction under kMinAccumulatorReduce gets no such
 // form. A non-output S (the pool's sum) has a compute location (rule_inline.cc).
+// Split by rows ("<stage>.rf.rows" = 1, the seed's choice where the outer
+// reduce axis holds kRowsPerThread rows per thread): the outer reduce axis
+// (the pool's rows) is cut into T x a pieces of contiguous rows (T the
+// threads) and rfactor(pieces) gives S.rf[pieces, points, lanes] at root,
+// parallel in T tasks of a pieces each, the a unrolled inside the reduce
+// loops; S, serial, adds the pieces. Each thread then sums the rows that a
+// producer split by rows (rule_multi_level_tiling.cc, "rows first": the
+// depthwise conv before a squeeze-and-excitation pool) wrote into its own
+// L2. Split by points instead, half of every block came from the other
+// core: EfficientNet-B0's 112x112 pool ran 0.030 ms in the model that way
+// and 0.011-0.012 split by rows, 0.0070 and 0.0080 alone (bench/RESULTS.md,
+// forty-fourth session).
 //
 // Parameters: "<stage>.rf.factor" = f, the inner extent of the split (powers of
 // two from 16, at most half the axis, or row_factors, or accumulator_factors;
 // a non-divisor is guarded), "<stage>.rf.side" in {0, 1} (few points only),
-// and for rows and accumulators "<stage>.par_grain", "<stage>.loc" /
-// "<stage>.at" (rule_inline.cc).
+// "<stage>.rf.rows" in {1, 0} (accumulators only), and for rows and
+// accumulators "<stage>.par_grain", "<stage>.loc" / "<stage>.at"
+// (rule_inline.cc).
 #include <algorithm>
 
 #include "autotune/search_space/search_space_internal.h"
@@ -132,6 +145,11 @@ bool accumulator_lanes(const StageInfo &st) {
   return columns_contiguous(st) && !columns_gathered(st) && !accumulator_factors(st.reduce_axes.back().extent).empty();
 }
 
+// The accumulators form may split by rows: an outer reduce axis (rows) of kRowsPerThread per thread.
+bool splits_by_rows(const StageInfo &st, int threads) {
+  return st.reduce_axes.size() >= 2 && st.reduce_axes.front().extent >= kRowsPerThread * std::max(1, threads);
+}
+
 RFactorForm form_of(const StageInfo &st) {
   return row_lanes(st) ? RFactorForm::Rows : accumulator_lanes(st) ? RFactorForm::Accumulators : RFactorForm::FewPoints;
 }
@@ -183,10 +201,19 @@ bool accumulators_form(const Sketch &s, const std::string &stage) {
   return p.kind == PlanKind::RFactor && p.rf_form == RFactorForm::Accumulators;
 }
 
+bool reads_sum_split_by_rows(const Graph &g, const Sketch &s, const std::string &stage) {
+  for (const auto &[producer, readers] : g.consumers)
+    if (std::find(readers.begin(), readers.end(), stage) != readers.end() && accumulators_form(s, producer) &&
+        splits_by_rows(g.stage(producer), g.threads))
+      return true;
+  return false;
+}
+
 void add_rfactor_params(const Graph &g, const StagePlan &p, Sketch &s) {
   const StageInfo &st = g.stage(p.stage);
   if (p.rf_form == RFactorForm::Accumulators) {
     s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.factor", accumulator_factors(st.reduce_axes.back().extent), {}});
+    if (splits_by_rows(st, g.threads)) s.choices.push_back(ChoiceSpec{p.stage, p.stage + ".rf.rows", {1, 0}, {}, true});
     add_par_grain_param(p.stage, s);
     add_location_params(g, p, s);
     return;
@@ -248,9 +275,41 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
   place_at_points(in, S, rf, whole.spatial, at);
 }
 
+// The accumulators form split by rows (above): S.rf[pieces, points, lanes] at root, T tasks of a pieces of
+// contiguous rows each, the a unrolled inside the reduce loops and the lanes innermost; S adds the pieces,
+// serially (at root or at its consumer's loop).
+void instantiate_row_accumulators(Inst &in, const StageInfo &st, int64_t a) {
+  const std::string &S = st.name;
+  const IterVar &rows = st.reduce_axes.front();
+  const int64_t per_piece = (rows.extent + std::max(1, in.g.threads) * a - 1) / (std::max(1, in.g.threads) * a);
+  const int64_t pieces = (rows.extent + per_piece - 1) / per_piece;
+  const std::string ko = in.split(S, rows.var.name(), per_piece, tail_for(rows.extent, per_piece, false)).first;
+  const std::string rf = in.sch.rfactor(S, ko);
+  in.placed[rf].compute_name = rf;
+  const Leaves part = leaves_of(in.sch, rf);  // spatial: the pieces (outermost), S's points, the lanes
+  const std::string lanes = part.spatial.back();
+  const auto [tasks, accumulators] = in.split(rf, part.spatial.front(), a, tail_for(pieces, a, false));
+  std::vector<std::string> order{tasks};
+  order.insert(order.end(), part.spatial.begin() + 1, part.spatial.end() - 1);
+  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
+  order.push_back(accumulators);
+  order.push_back(lanes);
+  in.sch.reorder(rf, order);
+  in.sch.parallel(rf, tasks);
+  in.sch.unroll(rf, accumulators);
+  maybe_vectorize(in.sch, rf, lanes);
+  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points, then the lanes; reduce: the pieces
+  std::vector<std::string> s_order(whole.spatial.begin(), whole.spatial.end() - 1);
+  s_order.insert(s_order.end(), whole.reduce.begin(), whole.reduce.end());
+  s_order.push_back(whole.spatial.back());
+  in.sch.reorder(S, s_order);
+  maybe_vectorize(in.sch, S, whole.spatial.back());
+  in.placed[S].attach_points.push_back(whole.spatial.front());
+}
+
 // The accumulators form (above): S.rf[k_i, points, lanes] at S's innermost point, k_i unrolled inside the
 // reduce loops and the lanes innermost; S adds the a partial vectors, parallel over its points, or, at a
-// consumer's loop, inside the consumer's parallel loop.
+// consumer's loop, inside the consumer's parallel loop. Or split by rows (instantiate_row_accumulators).
 void instantiate_accumulators(Inst &in, const StagePlan &p) {
   const StageInfo &st = in.g.stage(p.stage);
   const std::string &S = st.name;
@@ -260,6 +319,10 @@ void instantiate_accumulators(Inst &in, const StagePlan &p) {
   const int64_t a = chosen_factor(in, S, fs);
   bool inlined = false;  // a reduction is never inlined
   const bool at = place_stage(in, p, inlined);
+  if (splits_by_rows(st, in.g.threads) && in.param(S + ".rf.rows", 0) == 1) {
+    instantiate_row_accumulators(in, st, a);
+    return;
+  }
   const std::string ki = in.split(S, k.var.name(), a, TailStrategy::Auto).second;
   const std::string rf = in.sch.rfactor(S, ki);
   in.placed[rf].compute_name = rf;

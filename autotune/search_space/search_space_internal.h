@@ -418,6 +418,11 @@ constexpr int64_t kAtRow = 2;
 bool row_form_related(const Graph &g, const Sketch &s, const std::string &stage);  // rule_rfactor.cc
 /** Whether stage's plan is rfactor's accumulators form. */
 bool accumulators_form(const Sketch &s, const std::string &stage);  // rule_rfactor.cc
+/**
+ * Whether a producer of stage is in the accumulators form with the choice to split by rows: its
+ * partial sums then run in their own parallel loop, and what stage computes from them is small.
+ */
+bool reads_sum_split_by_rows(const Graph &g, const Sketch &s, const std::string &stage);  // rule_rfactor.cc
 
 // Annotation helpers (rule_parallel_vectorize_unroll.cc).
 /** Adds the choice "stage.par_grain" (parallel tasks per thread) to s. */

@@ -1210,32 +1210,40 @@ TEST(SearchSpace, AnalyticalSeedsRunInParallel) {
   }
 }
 
+// The last ".rf" stage of s, or null.
+const StageInfo *rf_stage(const Schedule &s) {
+  const StageInfo *rf = nullptr;
+  for (const auto &st : s.stages())
+    if (st.name.size() > 3 && st.name.compare(st.name.size() - 3, 3, ".rf") == 0) rf = &st;
+  return rf;
+}
+
+// Whether sp has rfactor's accumulators form (rule_rfactor.cc).
+bool has_accumulators_form(const SearchSpace &sp) {
+  for (int i = 0; i < sp.num_sketches(); i++)
+    if (sp.sketch_description(i).find("accumulators") != std::string::npos) return true;
+  return false;
+}
+
 // A global pool over NCHW16c (many points of 16 contiguous lanes, a long
 // reduction without reuse) gets rfactor's accumulators form: the seed sums
 // each point's window into a partial vectors (a = 4 where it divides W, else
 // 2), their loop unrolled inside the reduce loops and the lanes vectorized,
-// at the mean's point inside its parallel loop. A 7x7 window (7 has no such
-// divisor) and a 7x14 one (98 points, under the form's shortest reduction)
-// get no such sketch.
+// at the mean's point inside its parallel loop (7 rows: too few to split by
+// rows among 2 threads). A 7x7 window (7 has no such divisor) and a 7x14 one
+// (98 points, under the form's shortest reduction) get no such sketch.
 TEST(SearchSpace, BlockedGlobalPoolSeedKeepsIndependentAccumulators) {
-  auto has_form = [](const SearchSpace &sp) {
-    for (int i = 0; i < sp.num_sketches(); i++)
-      if (sp.sketch_description(i).find("accumulators") != std::string::npos) return true;
-    return false;
-  };
-  for (auto [w, a] : std::vector<std::pair<int64_t, int64_t>>{{20, 4}, {18, 2}}) {
+  for (auto [w, a] : std::vector<std::pair<int64_t, int64_t>>{{20, 4}, {22, 2}}) {
     SCOPED_TRACE("W = " + std::to_string(w));
-    Checker ch(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, 12, w, 16}).outputs, kAvx512, 2));
+    Checker ch(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 5, 7, w, 16}).outputs, kAvx512, 2));
     print_sketches(ch.space, "blocked global pool");
-    EXPECT_TRUE(has_form(ch.space));
+    EXPECT_TRUE(has_accumulators_form(ch.space));
     ASSERT_FALSE(ch.space.seeds().empty());
     const Candidate seed = ch.space.seeds().front();
     Schedule s = ch.space.schedule(seed);
     const std::string trace = trace_to_json(s);
     const std::string out = ch.task.outputs[0].name();
-    const StageInfo *rf = nullptr;
-    for (const auto &st : s.stages())
-      if (st.name.size() > 3 && st.name.compare(st.name.size() - 3, 3, ".rf") == 0) rf = &st;
+    const StageInfo *rf = rf_stage(s);
     ASSERT_NE(rf, nullptr) << trace;
     const std::vector<LeafAxis> &loops = rf->leaves;
     ASSERT_GE(loops.size(), 2u) << trace;
@@ -1255,9 +1263,53 @@ TEST(SearchSpace, BlockedGlobalPoolSeedKeepsIndependentAccumulators) {
     ch.run(12, 6, 6, 44);
   }
   for (int64_t w : {7, 14}) {
-    SearchSpace sp(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, 7, w, 16}).outputs, kAvx512, 2));
-    EXPECT_FALSE(has_form(sp)) << "7x" << w;
+    SearchSpace sp(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 5, 7, w, 16}).outputs, kAvx512, 2));
+    EXPECT_FALSE(has_accumulators_form(sp)) << "7x" << w;
   }
+}
+
+// With kRowsPerThread (4) rows per thread, the pool's seed splits by rows
+// instead: its partial sums S.rf[pieces, points, lanes] at root, parallel in
+// one task per thread, each task's a = 4 pieces of contiguous rows unrolled
+// inside the reduce loops (14 rows: 7 pieces of 2, the last task's 3 guarded),
+// the sum and the mean serial. 16 rows split among 4 threads, not 8.
+TEST(SearchSpace, BlockedGlobalPoolSeedSplitsRowsAmongThreads) {
+  for (int64_t h : {16, 14}) {
+    SCOPED_TRACE("H = " + std::to_string(h));
+    Checker ch(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, h, 20, 16}).outputs, kAvx512, 2));
+    EXPECT_TRUE(has_accumulators_form(ch.space));
+    ASSERT_FALSE(ch.space.seeds().empty());
+    const Candidate seed = ch.space.seeds().front();
+    Schedule s = ch.space.schedule(seed);
+    const std::string trace = trace_to_json(s);
+    const std::string out = ch.task.outputs[0].name();
+    const StageInfo *rf = rf_stage(s);
+    ASSERT_NE(rf, nullptr) << trace;
+    EXPECT_EQ(rf->attach.kind, Attach::Root) << trace;
+    const std::vector<LeafAxis> &loops = rf->leaves;
+    ASSERT_GE(loops.size(), 4u) << trace;
+    EXPECT_EQ(loops.front().annotation, "parallel") << trace;
+    EXPECT_EQ(loops.front().extent, 2) << trace;
+    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
+    EXPECT_EQ(loops[loops.size() - 2].annotation, "unroll") << trace;
+    EXPECT_EQ(loops[loops.size() - 2].extent, 4) << trace;
+    EXPECT_FALSE(loops[loops.size() - 2].is_reduce) << trace;
+    EXPECT_TRUE(loops[loops.size() - 3].is_reduce) << trace;
+    for (const auto &st : s.stages())
+      if (&st != rf) EXPECT_EQ(parallel_extent(st), 0) << st.name << ": " << trace;
+    ch.check(seed, "seed");
+    ch.run(12, 6, 6, 45);
+  }
+  auto rows_choice = [](int threads) {
+    SearchSpace sp(make_task("gap", ops::build_op("global_avg_pool2d_nchwc", {1, 3, 16, 20, 16}).outputs, kAvx512,
+                             threads));
+    for (const Candidate &c : sp.seeds())
+      for (const auto &[name, v] : c.params)
+        if (name.size() > 8 && name.compare(name.size() - 8, 8, ".rf.rows") == 0) return v;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(rows_choice(4), 1);
+  EXPECT_EQ(rows_choice(8), -1);
 }
 
 // A simple stage's seed runs in parallel over its fewest outer loops that give
