@@ -281,8 +281,8 @@ void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axi
 void instantiate_row_accumulators(Inst &in, const StageInfo &st, int64_t a) {
   const std::string &S = st.name;
   const IterVar &rows = st.reduce_axes.front();
-  const int64_t per_piece = (rows.extent + std::max(1, in.g.threads) * a - 1) / (std::max(1, in.g.threads) * a);
-  const int64_t pieces = (rows.extent + per_piece - 1) / per_piece;
+  const int64_t wanted = std::max(1, in.g.threads) * a;  // pieces: a per thread
+  const int64_t per_piece = (rows.extent + wanted - 1) / wanted, pieces = (rows.extent + per_piece - 1) / per_piece;
   const std::string ko = in.split(S, rows.var.name(), per_piece, tail_for(rows.extent, per_piece, false)).first;
   const std::string rf = in.sch.rfactor(S, ko);
   in.placed[rf].compute_name = rf;
