@@ -1218,6 +1218,50 @@ const StageInfo *rf_stage(const Schedule &s) {
   return rf;
 }
 
+// The root axis of the first parallel loop of s (the outermost of the loops fused into it), or "".
+std::string parallel_root(const Schedule &s) {
+  for (const auto &st : s.stages())
+    for (const auto &l : st.leaves) {
+      if (l.annotation != "parallel") continue;
+      std::string a = l.name;
+      for (bool fused = true; fused;) {
+        fused = false;
+        for (const Relation &r : st.relations)
+          if (r.kind == Relation::Fuse && r.parent == a) a = r.outer, fused = true;
+      }
+      const std::vector<std::string> roots = leaf_root_axes(st).at(a);
+      return roots.empty() ? "" : roots.front();
+    }
+  return "";
+}
+
+// Rows first (rule_multi_level_tiling.cc): a blocked 1x1 conv of 12 rows at 2
+// threads (its 4 channel blocks in 2 outer tiles) splits by rows with 2 outer
+// row tiles of 6 (the threads share them evenly), by channel blocks with 3
+// tiles of 4 (fewer than 4 per thread, and odd).
+TEST(SearchSpace, BlockedConvSplitsByRowsWhereTheThreadsShareTheRowTiles) {
+  Checker ch(make_task("conv1x1", ops::build_op("conv2d_nchwc", {1, 64, 12, 12, 64, 1, 1, 16, 16}).outputs, kAvx512, 2));
+  ASSERT_FALSE(ch.space.seeds().empty());
+  const std::string out = ch.task.outputs[0].name();
+  for (auto [row_tile, rows_first] : std::vector<std::pair<int64_t, bool>>{{6, true}, {4, false}}) {
+    SCOPED_TRACE("row tile " + std::to_string(row_tile));
+    Candidate c = ch.space.seeds().front();
+    int set = 0;  // rows in tiles of row_tile, the 4 channel blocks in 2 outer tiles of 2
+    for (auto &[name, v] : c.params) {
+      const bool last = name.compare(name.size() - 2, 2, ".3") == 0;
+      if (name.find(".tile.h.") != std::string::npos) v = last ? row_tile : 1, set++;
+      if (name.find(".tile.k.") != std::string::npos) v = last ? 2 : 1, set++;
+    }
+    ASSERT_EQ(set, 6) << c.key();
+    Schedule s = ch.space.schedule(c);
+    const std::string root = parallel_root(s);
+    const std::vector<std::string> &axes = s.stage(out).spatial_axes;
+    ASSERT_EQ(axes.size(), 5u);
+    EXPECT_EQ(root, rows_first ? axes[2] : axes[1]) << trace_to_json(s);
+    ch.check(c, "row tile");
+  }
+}
+
 // Whether sp has rfactor's accumulators form (rule_rfactor.cc).
 bool has_accumulators_form(const SearchSpace &sp) {
   for (int i = 0; i < sp.num_sketches(); i++)
