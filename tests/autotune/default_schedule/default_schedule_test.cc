@@ -22,6 +22,7 @@
 #include "te/ops/softmax.h"
 #include "te/ops/transform.h"
 #include "te/tensor.h"
+#include "tests/schedule/parallel_root.h"
 #include "workload/task.h"
 
 namespace tetune {
@@ -369,23 +370,6 @@ TEST(DefaultSchedule, LittleWorkRunsOnOneThread) {
   expect_equals_reference(gemv, choice.schedule);
 }
 
-// The root axis of the outermost loop fused into a stage's parallel loop ("" when none).
-std::string outermost_parallel_root(const Schedule &s) {
-  for (const auto &st : s.stages())
-    for (const auto &l : st.leaves) {
-      if (l.annotation != "parallel") continue;
-      std::string a = l.name;
-      for (bool fused = true; fused;) {
-        fused = false;
-        for (const Relation &r : st.relations)
-          if (r.kind == Relation::Fuse && r.parent == a) a = r.outer, fused = true;
-      }
-      const std::vector<std::string> roots = leaf_root_axes(st).at(a);
-      return roots.empty() ? "" : roots.front();
-    }
-  return "";
-}
-
 // A blocked conv whose input outweighs its weight splits its image among the
 // threads by rows (each reads the rows it wrote as the producer); a conv of a
 // large weight, or of too few rows, by channel blocks.
@@ -401,7 +385,7 @@ TEST(DefaultSchedule, BlockedConvOfLargeImagesSplitsByRows) {
     ScheduleChoice choice = analytical_schedule(task);
     SCOPED_TRACE(std::to_string(c.in_blocks * 16) + " -> " + std::to_string(c.out_blocks * 16) + " channels at " +
                  std::to_string(c.hw) + "x" + std::to_string(c.hw) + ": " + choice.detail);
-    EXPECT_EQ(outermost_parallel_root(choice.schedule), c.first);
+    EXPECT_EQ(parallel_root(choice.schedule), c.first);
     if (c.in_blocks * c.out_blocks * c.hw * c.hw <= 1 << 14) expect_equals_reference(task, choice.schedule);
   }
 }

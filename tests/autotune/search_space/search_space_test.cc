@@ -14,6 +14,7 @@
 #include "autotune/search_space/search_space.h"
 #include "workload/task.h"
 #include "codegen/kernel.h"
+#include "tests/schedule/parallel_root.h"
 #include "codegen/prepack.h"
 #include "schedule/trace.h"
 #include "te/ops/elementwise.h"
@@ -1218,23 +1219,6 @@ const StageInfo *rf_stage(const Schedule &s) {
   return rf;
 }
 
-// The root axis of the first parallel loop of s (the outermost of the loops fused into it), or "".
-std::string parallel_root(const Schedule &s) {
-  for (const auto &st : s.stages())
-    for (const auto &l : st.leaves) {
-      if (l.annotation != "parallel") continue;
-      std::string a = l.name;
-      for (bool fused = true; fused;) {
-        fused = false;
-        for (const Relation &r : st.relations)
-          if (r.kind == Relation::Fuse && r.parent == a) a = r.outer, fused = true;
-      }
-      const std::vector<std::string> roots = leaf_root_axes(st).at(a);
-      return roots.empty() ? "" : roots.front();
-    }
-  return "";
-}
-
 // Rows first (rule_multi_level_tiling.cc): a blocked 1x1 conv of 12 rows at 2
 // threads (its 4 channel blocks in 2 outer tiles) splits by rows with 2 outer
 // row tiles of 6 (the threads share them evenly), by channel blocks with 3
@@ -1260,6 +1244,20 @@ TEST(SearchSpace, BlockedConvSplitsByRowsWhereTheThreadsShareTheRowTiles) {
     EXPECT_EQ(root, rows_first ? axes[2] : axes[1]) << trace_to_json(s);
     ch.check(c, "row tile");
   }
+}
+
+// The innermost loops of an accumulators-form S.rf: a reduce loop, then `a` accumulators unrolled, then the
+// vectorized lanes (16).
+void expect_unrolled_accumulators(const StageInfo &rf, int64_t a, const std::string &trace) {
+  const std::vector<LeafAxis> &loops = rf.leaves;
+  ASSERT_GE(loops.size(), 3u) << trace;
+  EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
+  EXPECT_EQ(loops.back().extent, 16) << trace;
+  const LeafAxis &accumulators = loops[loops.size() - 2];
+  EXPECT_FALSE(accumulators.is_reduce) << trace;
+  EXPECT_EQ(accumulators.annotation, "unroll") << trace;
+  EXPECT_EQ(accumulators.extent, a) << trace;
+  EXPECT_TRUE(loops[loops.size() - 3].is_reduce) << trace;
 }
 
 // Whether sp has rfactor's accumulators form (rule_rfactor.cc).
@@ -1289,15 +1287,7 @@ TEST(SearchSpace, BlockedGlobalPoolSeedKeepsIndependentAccumulators) {
     const std::string out = ch.task.outputs[0].name();
     const StageInfo *rf = rf_stage(s);
     ASSERT_NE(rf, nullptr) << trace;
-    const std::vector<LeafAxis> &loops = rf->leaves;
-    ASSERT_GE(loops.size(), 2u) << trace;
-    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
-    EXPECT_EQ(loops.back().extent, 16) << trace;
-    const LeafAxis &accumulators = loops[loops.size() - 2];
-    EXPECT_FALSE(accumulators.is_reduce) << trace;
-    EXPECT_EQ(accumulators.annotation, "unroll") << trace;
-    EXPECT_EQ(accumulators.extent, a) << trace;
-    EXPECT_TRUE(loops[loops.size() - 3].is_reduce) << trace;
+    expect_unrolled_accumulators(*rf, a, trace);
     EXPECT_EQ(rf->attach.kind, Attach::At) << trace;
     const StageInfo &sum = s.stage(rf->attach.stage);
     EXPECT_EQ(sum.attach.kind, Attach::At) << trace;
@@ -1326,19 +1316,12 @@ TEST(SearchSpace, BlockedGlobalPoolSeedSplitsRowsAmongThreads) {
     const Candidate seed = ch.space.seeds().front();
     Schedule s = ch.space.schedule(seed);
     const std::string trace = trace_to_json(s);
-    const std::string out = ch.task.outputs[0].name();
     const StageInfo *rf = rf_stage(s);
     ASSERT_NE(rf, nullptr) << trace;
     EXPECT_EQ(rf->attach.kind, Attach::Root) << trace;
-    const std::vector<LeafAxis> &loops = rf->leaves;
-    ASSERT_GE(loops.size(), 4u) << trace;
-    EXPECT_EQ(loops.front().annotation, "parallel") << trace;
-    EXPECT_EQ(loops.front().extent, 2) << trace;
-    EXPECT_EQ(loops.back().annotation, "vectorize") << trace;
-    EXPECT_EQ(loops[loops.size() - 2].annotation, "unroll") << trace;
-    EXPECT_EQ(loops[loops.size() - 2].extent, 4) << trace;
-    EXPECT_FALSE(loops[loops.size() - 2].is_reduce) << trace;
-    EXPECT_TRUE(loops[loops.size() - 3].is_reduce) << trace;
+    expect_unrolled_accumulators(*rf, 4, trace);
+    EXPECT_EQ(rf->leaves.front().annotation, "parallel") << trace;
+    EXPECT_EQ(rf->leaves.front().extent, 2) << trace;
     for (const auto &st : s.stages())
       if (&st != rf) EXPECT_EQ(parallel_extent(st), 0) << st.name << ": " << trace;
     ch.check(seed, "seed");
