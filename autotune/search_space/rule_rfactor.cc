@@ -255,6 +255,34 @@ void place_at_points(Inst &in, const std::string &S, const std::string &rf, std:
   in.placed[S].attach_points.push_back(points.front());
 }
 
+// The accumulators form's partial stage rf: `outer` (its parallel tasks, or none), S's points, the reduce
+// loops, then the accumulators unrolled and the lanes vectorized innermost.
+void accumulate_in_registers(Inst &in, const std::string &rf, std::vector<std::string> order, const Leaves &part,
+                             const std::string &accumulators) {
+  const std::string &lanes = part.spatial.back();
+  for (const auto &l : part.spatial)
+    if (l != lanes && l != accumulators && std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);
+  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
+  order.push_back(accumulators);
+  order.push_back(lanes);
+  in.sch.reorder(rf, order);
+  in.sch.unroll(rf, accumulators);
+  maybe_vectorize(in.sch, rf, lanes);
+}
+
+// S adding its partial results: its points, the partials (unrolled when asked), the lanes vectorized; returns
+// S's points.
+std::vector<std::string> add_partials(Inst &in, const std::string &S, bool unroll) {
+  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points, then the lanes; reduce: the partials
+  std::vector<std::string> points(whole.spatial.begin(), whole.spatial.end() - 1), order = points;
+  order.insert(order.end(), whole.reduce.begin(), whole.reduce.end());
+  order.push_back(whole.spatial.back());
+  in.sch.reorder(S, order);
+  if (unroll) in.sch.unroll(S, whole.reduce.front());
+  maybe_vectorize(in.sch, S, whole.spatial.back());
+  return points;
+}
+
 // The row form (above): S.rf[k_i, points] at S's innermost point, lanes innermost; S parallel over its points,
 // or, `at` its consumer's row, inside the consumer's parallel loop.
 void instantiate_row_lanes(Inst &in, const StageInfo &st, const std::string &axis, int64_t f, bool at) {
@@ -286,25 +314,10 @@ void instantiate_row_accumulators(Inst &in, const StageInfo &st, int64_t a) {
   const std::string ko = in.split(S, rows.var.name(), per_piece, tail_for(rows.extent, per_piece, false)).first;
   const std::string rf = in.sch.rfactor(S, ko);
   in.placed[rf].compute_name = rf;
-  const Leaves part = leaves_of(in.sch, rf);  // spatial: the pieces (outermost), S's points, the lanes
-  const std::string lanes = part.spatial.back();
-  const auto [tasks, accumulators] = in.split(rf, part.spatial.front(), a, tail_for(pieces, a, false));
-  std::vector<std::string> order{tasks};
-  order.insert(order.end(), part.spatial.begin() + 1, part.spatial.end() - 1);
-  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
-  order.push_back(accumulators);
-  order.push_back(lanes);
-  in.sch.reorder(rf, order);
+  const auto [tasks, accumulators] = in.split(rf, leaves_of(in.sch, rf).spatial.front(), a, tail_for(pieces, a, false));
+  accumulate_in_registers(in, rf, {tasks}, leaves_of(in.sch, rf), accumulators);
   in.sch.parallel(rf, tasks);
-  in.sch.unroll(rf, accumulators);
-  maybe_vectorize(in.sch, rf, lanes);
-  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points, then the lanes; reduce: the pieces
-  std::vector<std::string> s_order(whole.spatial.begin(), whole.spatial.end() - 1);
-  s_order.insert(s_order.end(), whole.reduce.begin(), whole.reduce.end());
-  s_order.push_back(whole.spatial.back());
-  in.sch.reorder(S, s_order);
-  maybe_vectorize(in.sch, S, whole.spatial.back());
-  in.placed[S].attach_points.push_back(whole.spatial.front());
+  in.placed[S].attach_points.push_back(add_partials(in, S, false).front());
 }
 
 // The accumulators form (above): S.rf[k_i, points, lanes] at S's innermost point, k_i unrolled inside the
@@ -326,25 +339,9 @@ void instantiate_accumulators(Inst &in, const StagePlan &p) {
   const std::string ki = in.split(S, k.var.name(), a, TailStrategy::Auto).second;
   const std::string rf = in.sch.rfactor(S, ki);
   in.placed[rf].compute_name = rf;
-  const Leaves part = leaves_of(in.sch, rf);
-  const std::vector<std::string> &sp = part.spatial;  // the accumulators (outermost), S's points, the lanes
-  std::vector<std::string> order(sp.begin() + 1, sp.end() - 1);
-  order.insert(order.end(), part.reduce.begin(), part.reduce.end());
-  order.push_back(sp.front());
-  order.push_back(sp.back());
-  in.sch.reorder(rf, order);
-  in.sch.unroll(rf, sp.front());
-  maybe_vectorize(in.sch, rf, sp.back());
-  const Leaves whole = leaves_of(in.sch, S);  // spatial: S's points, then the lanes; reduce: the accumulators
-  const std::string lanes = whole.spatial.back(), accumulators = whole.reduce.front();
-  std::vector<std::string> points(whole.spatial.begin(), whole.spatial.end() - 1);
-  std::vector<std::string> s_order = points;
-  s_order.push_back(accumulators);
-  s_order.push_back(lanes);
-  in.sch.reorder(S, s_order);
-  in.sch.unroll(S, accumulators);
-  maybe_vectorize(in.sch, S, lanes);
-  place_at_points(in, S, rf, points, at);
+  const Leaves part = leaves_of(in.sch, rf);  // spatial: the accumulators (outermost), S's points, the lanes
+  accumulate_in_registers(in, rf, {}, part, part.spatial.front());
+  place_at_points(in, S, rf, add_partials(in, S, true), at);
 }
 }  // namespace
 
